@@ -1,0 +1,30 @@
+# Two entry points (see README):
+#   make demo   install, build the example shop project on DuckDB, discover its joins
+#   make test   install and run the whole test suite (DuckDB + a throwaway PostgreSQL)
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+EXAMPLE := examples/shop
+DBT := $(abspath $(BIN))/dbt
+
+.PHONY: demo test install
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+install: $(VENV)/.installed
+
+demo: install
+	$(BIN)/python $(EXAMPLE)/generate_seeds.py
+	cd $(EXAMPLE) && $(DBT) deps --profiles-dir . && $(DBT) seed --profiles-dir . && \
+		$(DBT) build --profiles-dir . && $(DBT) docs generate --profiles-dir .
+	cd $(EXAMPLE) && $(DBT) run-operation link_schemas --profiles-dir . --args '{envelope: false}'
+	$(BIN)/dbt-schema-link link --project-dir $(EXAMPLE)
+
+test: install
+	CI=$${CI:-} $(BIN)/python -m pytest

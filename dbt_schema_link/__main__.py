@@ -1,0 +1,5 @@
+import sys
+
+from dbt_schema_link.cli import main
+
+sys.exit(main())

@@ -1,0 +1,78 @@
+"""The public Python API: one function per CLI command. The CLI only parses options and prints."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from dbt_schema_link.artifacts.manifest import read_project
+from dbt_schema_link.artifacts.records import Project
+from dbt_schema_link.dbt_runner import DbtInvocation
+from dbt_schema_link.fileio import atomic_write_text
+from dbt_schema_link.profiling.cache import ProfileCache
+from dbt_schema_link.profiling.containment import warehouse_verifier
+from dbt_schema_link.profiling.options import ProfileOptions
+from dbt_schema_link.profiling.profiler import profile_project
+from dbt_schema_link.profiling.records import ProfileSet
+from dbt_schema_link.project_config import ProjectPaths, project_vars
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class ProfileRun:
+    project: Project
+    profiles: ProfileSet
+
+
+def profile(paths: ProjectPaths, inv: DbtInvocation, options: ProfileOptions = ProfileOptions(),
+            select: Sequence[str] = (), exclude: Sequence[str] = (), refresh: bool = False,
+            progress: Progress | None = None) -> ProfileRun:
+    """Profile the project's relations in the warehouse; writes target/schema_link/profiles.json."""
+    project = read_project(paths.target_dir, require_catalog=True, project_dir=paths.project_dir)
+    profiles = profile_project(project, inv, paths.profiles_json, options, select, exclude, refresh, progress)
+    return ProfileRun(project, profiles)
+
+
+def cached_profiles(paths: ProjectPaths, project: Project) -> ProfileSet | None:
+    """Profiles from an earlier `profile` run, without touching the warehouse."""
+    if not paths.profiles_json.exists():
+        return None
+    cache = ProfileCache.load(paths.profiles_json)
+    from dbt_schema_link.profiling.envelope import relation_profile
+
+    relations = {}
+    for uid, entry in cache.entries.items():
+        if uid in project.relations and isinstance(entry.get("profile"), dict):
+            relations[uid] = relation_profile(entry["profile"])
+    return ProfileSet(adapter=project.adapter_type, k=ProfileOptions().k, package_version="", relations=relations)
+
+
+@dataclass
+class LinkRun:
+    project: Project
+    profiles: ProfileSet | None
+    links: object  # discovery.LinkSet
+
+
+def link(paths: ProjectPaths, inv: DbtInvocation, settings_overrides: dict | None = None,
+         options: ProfileOptions = ProfileOptions(), use_warehouse: bool = True, verify: bool = True,
+         refresh: bool = False, select: Sequence[str] = (), exclude: Sequence[str] = (),
+         progress: Progress | None = None) -> LinkRun:
+    """Profile (unless told not to), infer join candidates, write links.json and links.md."""
+    from dbt_schema_link.discovery import DiscoverySettings, discover
+    from dbt_schema_link.discovery.report import render_markdown
+
+    settings = DiscoverySettings.from_mapping({**project_vars(paths.project_dir), **(settings_overrides or {})})
+    if use_warehouse:
+        run = profile(paths, inv, options, select, exclude, refresh, progress)
+        project, profiles = run.project, run.profiles
+    else:
+        project = read_project(paths.target_dir, require_catalog=False, project_dir=paths.project_dir)
+        profiles = cached_profiles(paths, project)
+    verifier = warehouse_verifier(inv, progress) if (use_warehouse and verify) else None
+    links = discover(project, profiles, settings, verifier, progress)
+    atomic_write_text(paths.links_json, links.to_json())
+    atomic_write_text(paths.links_md, render_markdown(links, project))
+    return LinkRun(project, profiles, links)

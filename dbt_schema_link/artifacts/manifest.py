@@ -1,0 +1,375 @@
+"""Read dbt's manifest.json (schema v12, dbt 1.8–1.12) and catalog.json into `Project` records.
+
+Parsing is tolerant: unknown fields are ignored, missing optional fields get defaults, and only
+the fields we rely on are validated. Anything unusable is an `ArtifactError` naming the file and
+the dbt command that regenerates it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from dbt_schema_link.artifacts.records import (
+    Column,
+    ColumnRef,
+    DeclaredLink,
+    LinkOrigin,
+    Project,
+    Relation,
+    ResourceType,
+)
+from dbt_schema_link.errors import ArtifactError
+
+#: manifest schema versions we have checked; newer ones are read tolerantly with a warning.
+KNOWN_MANIFEST_VERSIONS = frozenset({"v10", "v11", "v12"})
+_REF_RE = re.compile(r"""^\s*ref\(\s*(?:['"]([^'"]+)['"]\s*,\s*)?['"]([^'"]+)['"]\s*(?:,\s*v(?:ersion)?\s*=\s*[^)]*)?\)\s*$""")
+_SOURCE_RE = re.compile(r"""^\s*source\(\s*['"]([^'"]+)['"]\s*,\s*['"]([^'"]+)['"]\s*\)\s*$""")
+_RELATIONSHIP_TESTS = {
+    "relationships": LinkOrigin.RELATIONSHIPS_TEST,
+    "relationships_where": LinkOrigin.RELATIONSHIPS_WHERE_TEST,
+}
+
+
+def load_json(path: Path, regenerate: str) -> dict[str, Any]:
+    """Load one artifact; a missing/malformed file is a one-line ArtifactError."""
+    if not path.exists():
+        raise ArtifactError(f"{path} not found: run `{regenerate}` in the dbt project first")
+    try:
+        raw = path.read_bytes()
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ArtifactError(f"{path} is not UTF-8 text: re-create it with `{regenerate}`") from None
+    except json.JSONDecodeError as exc:
+        raise ArtifactError(
+            f"{path} is not valid JSON ({exc.msg} at line {exc.lineno}): re-create it with `{regenerate}`"
+        ) from None
+    except OSError as exc:
+        raise ArtifactError(f"cannot read {path}: {exc.strerror}") from None
+    if not isinstance(data, dict):
+        raise ArtifactError(f"{path} is not a dbt artifact (top level is not an object): run `{regenerate}`")
+    return data
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _str(value: Any, default: str = "") -> str:
+    return value if isinstance(value, str) else default
+
+
+def _opt_str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def manifest_version(manifest: dict[str, Any]) -> str:
+    schema = _str(_dict(manifest.get("metadata")).get("dbt_schema_version"))
+    match = re.search(r"/(v\d+)\.json$", schema)
+    return match.group(1) if match else ""
+
+
+def _columns(raw: Any) -> dict[str, Column]:
+    out: dict[str, Column] = {}
+    for index, (key, col) in enumerate(_dict(raw).items()):
+        col = _dict(col)
+        name = _str(col.get("name"), str(key))
+        cfg_meta = _dict(_dict(col.get("config")).get("meta"))
+        out[name.lower()] = Column(
+            name=name,
+            data_type=_opt_str(col.get("data_type")),
+            description=_str(col.get("description")),
+            meta={**_dict(col.get("meta")), **cfg_meta},
+            tags=tuple(t for t in _list(col.get("tags")) if isinstance(t, str)),
+            index=index,
+        )
+    return out
+
+
+def _primary_key(node: dict) -> tuple[str, ...]:
+    pk = [c for c in _list(node.get("primary_key")) if isinstance(c, str)]
+    if pk:
+        return tuple(pk)
+    for constraint in _list(node.get("constraints")):
+        constraint = _dict(constraint)
+        if constraint.get("type") == "primary_key":
+            cols = [c for c in _list(constraint.get("columns")) if isinstance(c, str)]
+            if cols:
+                return tuple(cols)
+    for col in _dict(node.get("columns")).values():
+        col = _dict(col)
+        if any(_dict(c).get("type") == "primary_key" for c in _list(col.get("constraints"))):
+            return (_str(col.get("name")),)
+    return ()
+
+
+def _relation_from_node(node: dict, resource_type: ResourceType) -> Relation | None:
+    unique_id = _opt_str(node.get("unique_id"))
+    if not unique_id:
+        return None
+    config = _dict(node.get("config"))
+    if resource_type is ResourceType.MODEL and config.get("materialized") == "ephemeral":
+        return None
+    columns = _columns(node.get("columns"))
+    if resource_type is ResourceType.SOURCE:
+        name = f"{_str(node.get('source_name'))}.{_str(node.get('name'))}"
+        identifier = _str(node.get("identifier")) or _str(node.get("name"))
+    else:
+        name = _str(node.get("name"))
+        identifier = _str(node.get("alias")) or name
+    checksum = _dict(node.get("checksum")).get("checksum")
+    return Relation(
+        unique_id=unique_id,
+        resource_type=resource_type,
+        name=name,
+        package_name=_str(node.get("package_name")),
+        database=_opt_str(node.get("database")),
+        schema=_opt_str(node.get("schema")),
+        identifier=identifier,
+        relation_name=_opt_str(node.get("relation_name")),
+        description=_str(node.get("description")),
+        columns=columns,
+        tags=tuple(t for t in _list(node.get("tags")) if isinstance(t, str)),
+        meta={**_dict(node.get("meta")), **_dict(config.get("meta"))},
+        patch_path=_opt_str(node.get("patch_path")),
+        original_file_path=_opt_str(node.get("original_file_path")),
+        primary_key=_primary_key(node),
+        compiled_sql=_opt_str(node.get("compiled_code")) or _opt_str(node.get("compiled_sql")),
+        raw_sql=_opt_str(node.get("raw_code")) or _opt_str(node.get("raw_sql")),
+        depends_on=tuple(n for n in _list(_dict(node.get("depends_on")).get("nodes")) if isinstance(n, str)),
+        materialized=_opt_str(config.get("materialized")),
+        checksum=checksum if isinstance(checksum, str) else None,
+        enabled=config.get("enabled", True) is not False,
+    )
+
+
+def resolve_target(expr: str, relations: dict[str, Relation], package: str) -> str | None:
+    """Map a test's ``to:`` expression (``ref('x')`` / ``source('s','t')``) to a unique_id."""
+    if not isinstance(expr, str):
+        return None
+    match = _REF_RE.match(expr)
+    if match:
+        pkg, name = match.group(1), match.group(2)
+        candidates = [
+            r for r in relations.values()
+            if r.resource_type is not ResourceType.SOURCE and r.name == name
+        ]
+        preferred = [r for r in candidates if r.package_name == (pkg or package)]
+        chosen = preferred or candidates
+        return chosen[0].unique_id if chosen else None
+    match = _SOURCE_RE.match(expr)
+    if match:
+        wanted = f"{match.group(1)}.{match.group(2)}"
+        for rel in relations.values():
+            if rel.resource_type is ResourceType.SOURCE and rel.name == wanted:
+                return rel.unique_id
+    return None
+
+
+def _column_ref(relations: dict[str, Relation], unique_id: str | None, column: Any) -> ColumnRef | None:
+    if not unique_id or not isinstance(column, str) or not column:
+        return None
+    rel = relations.get(unique_id)
+    if rel is None:
+        return None
+    col = rel.column(column)
+    return ColumnRef(unique_id, col.name if col else column)
+
+
+def _declared_from_tests(manifest: dict, relations: dict[str, Relation]) -> list[DeclaredLink]:
+    links: list[DeclaredLink] = []
+    for node in _dict(manifest.get("nodes")).values():
+        node = _dict(node)
+        if node.get("resource_type") != "test":
+            continue
+        meta = _dict(node.get("test_metadata"))
+        origin = _RELATIONSHIP_TESTS.get(_str(meta.get("name")))
+        if origin is None:
+            continue
+        kwargs = _dict(meta.get("kwargs"))
+        child_id = _opt_str(node.get("attached_node")) or next(
+            (n for n in _list(_dict(node.get("depends_on")).get("nodes")) if n in relations), None
+        )
+        child_col = kwargs.get("column_name") or node.get("column_name")
+        parent_id = resolve_target(kwargs.get("to"), relations, _str(node.get("package_name")))
+        parent_col = kwargs.get("field")
+        child = _column_ref(relations, child_id, child_col)
+        parent = _column_ref(relations, parent_id, parent_col)
+        if child and parent:
+            links.append(DeclaredLink(child, parent, origin, _opt_str(node.get("unique_id"))))
+    return links
+
+
+def _declared_from_constraints(relations: dict[str, Relation], raw_nodes: dict) -> list[DeclaredLink]:
+    links: list[DeclaredLink] = []
+    for unique_id, rel in relations.items():
+        node = _dict(raw_nodes.get(unique_id))
+        groups: list[tuple[list[str], dict]] = []
+        for constraint in _list(node.get("constraints")):
+            constraint = _dict(constraint)
+            groups.append(([c for c in _list(constraint.get("columns")) if isinstance(c, str)], constraint))
+        for col in _dict(node.get("columns")).values():
+            col = _dict(col)
+            for constraint in _list(col.get("constraints")):
+                groups.append(([_str(col.get("name"))], _dict(constraint)))
+        for columns, constraint in groups:
+            if constraint.get("type") != "foreign_key":
+                continue
+            parent_id = resolve_target(_str(constraint.get("to")), relations, rel.package_name)
+            to_columns = [c for c in _list(constraint.get("to_columns")) if isinstance(c, str)]
+            for child_col, parent_col in zip(columns, to_columns):
+                child = _column_ref(relations, unique_id, child_col)
+                parent = _column_ref(relations, parent_id, parent_col)
+                if child and parent:
+                    links.append(DeclaredLink(child, parent, LinkOrigin.FK_CONSTRAINT, unique_id))
+    return links
+
+
+def _declared_from_entities(manifest: dict, relations: dict[str, Relation]) -> list[DeclaredLink]:
+    """Foreign entities join primary/unique entities of the same name across semantic models."""
+    primaries: dict[str, ColumnRef] = {}
+    foreigns: list[tuple[str, ColumnRef, str]] = []
+    for sm in _dict(manifest.get("semantic_models")).values():
+        sm = _dict(sm)
+        model_id = next(iter(_list(_dict(sm.get("depends_on")).get("nodes"))), None)
+        for entity in _list(sm.get("entities")):
+            entity = _dict(entity)
+            name, kind = _str(entity.get("name")), _str(entity.get("type"))
+            column = _str(entity.get("expr")) or name
+            ref = _column_ref(relations, model_id, column)
+            if not ref:
+                continue
+            if kind in ("primary", "unique", "natural"):
+                primaries.setdefault(name, ref)
+            elif kind == "foreign":
+                foreigns.append((name, ref, _str(sm.get("unique_id"))))
+    return [
+        DeclaredLink(child, primaries[name], LinkOrigin.SEMANTIC_ENTITY, sm_id)
+        for name, child, sm_id in foreigns
+        if name in primaries and primaries[name].relation != child.relation
+    ]
+
+
+def _unique_not_null_keys(manifest: dict, relations: dict[str, Relation]) -> dict[str, set[str]]:
+    """Columns with both `unique` and `not_null` tests are primary-key candidates."""
+    seen: dict[tuple[str, str], set[str]] = {}
+    for node in _dict(manifest.get("nodes")).values():
+        node = _dict(node)
+        if node.get("resource_type") != "test":
+            continue
+        name = _str(_dict(node.get("test_metadata")).get("name"))
+        if name not in ("unique", "not_null"):
+            continue
+        attached = _opt_str(node.get("attached_node"))
+        column = _dict(_dict(node.get("test_metadata")).get("kwargs")).get("column_name") or node.get("column_name")
+        if attached in relations and isinstance(column, str):
+            seen.setdefault((attached, column.lower()), set()).add(name)
+    keys: dict[str, set[str]] = {}
+    for (uid, col), names in seen.items():
+        if names == {"unique", "not_null"}:
+            keys.setdefault(uid, set()).add(col)
+    return keys
+
+
+def apply_catalog(relations: dict[str, Relation], catalog: dict[str, Any]) -> None:
+    """Fill warehouse types (and columns the YAML never mentions) from catalog.json."""
+    entries = {**_dict(catalog.get("nodes")), **_dict(catalog.get("sources"))}
+    for unique_id, entry in entries.items():
+        rel = relations.get(unique_id)
+        if rel is None:
+            continue
+        cat_cols = sorted(
+            (_dict(c) for c in _dict(_dict(entry).get("columns")).values()),
+            key=lambda c: c.get("index") if isinstance(c.get("index"), int) else 0,
+        )
+        merged: dict[str, Column] = {}
+        for index, cat in enumerate(cat_cols):
+            name = _str(cat.get("name"))
+            if not name:
+                continue
+            declared = rel.columns.get(name.lower())
+            merged[name.lower()] = Column(
+                name=name,
+                data_type=_opt_str(cat.get("type")) or (declared.data_type if declared else None),
+                description=declared.description if declared else "",
+                meta=declared.meta if declared else {},
+                tags=declared.tags if declared else (),
+                index=index,
+            )
+        # Columns documented in YAML but absent from the warehouse are dropped: they cannot join.
+        if merged:
+            rel.columns = merged
+
+
+def read_project(target_dir: Path, require_catalog: bool = True, project_dir: Path | None = None) -> Project:
+    """Read target/manifest.json (+ catalog.json) into a Project."""
+    manifest = load_json(target_dir / "manifest.json", "dbt parse")
+    metadata = _dict(manifest.get("metadata"))
+    dbt_version = _str(metadata.get("dbt_version"))
+    if not dbt_version or "nodes" not in manifest:
+        raise ArtifactError(
+            f"{target_dir / 'manifest.json'} does not look like a dbt manifest (no metadata.dbt_version/nodes): run `dbt parse`"
+        )
+    version = manifest_version(manifest)
+    if version and version not in KNOWN_MANIFEST_VERSIONS:
+        major = int(version[1:]) if version[1:].isdigit() else 0
+        if major < 10:
+            raise ArtifactError(
+                f"{target_dir / 'manifest.json'} is manifest {version} (dbt {dbt_version}); dbt-schema-link needs dbt >= 1.8: upgrade dbt and run `dbt parse`"
+            )
+    raw_nodes = _dict(manifest.get("nodes"))
+    project_name = _str(metadata.get("project_name"))
+    relations: dict[str, Relation] = {}
+    for node in raw_nodes.values():
+        node = _dict(node)
+        try:
+            resource_type = ResourceType(node.get("resource_type"))
+        except ValueError:
+            continue
+        rel = _relation_from_node(node, resource_type)
+        if rel is not None and rel.enabled:
+            relations[rel.unique_id] = rel
+    for node in _dict(manifest.get("sources")).values():
+        rel = _relation_from_node(_dict(node), ResourceType.SOURCE)
+        if rel is not None and rel.enabled:
+            relations[rel.unique_id] = rel
+    if not project_name:
+        names = {r.package_name for r in relations.values()}
+        project_name = next(iter(names)) if len(names) == 1 else ""
+
+    has_catalog = False
+    catalog_path = target_dir / "catalog.json"
+    if catalog_path.exists() or require_catalog:
+        catalog = load_json(catalog_path, "dbt docs generate")
+        apply_catalog(relations, catalog)
+        has_catalog = True
+
+    for uid, cols in _unique_not_null_keys(manifest, relations).items():
+        rel = relations[uid]
+        if not rel.primary_key and len(cols) == 1:
+            col = rel.column(next(iter(cols)))
+            if col:
+                rel.primary_key = (col.name,)
+
+    declared = (
+        _declared_from_tests(manifest, relations)
+        + _declared_from_constraints(relations, raw_nodes)
+        + _declared_from_entities(manifest, relations)
+    )
+    return Project(
+        project_name=project_name,
+        dbt_version=dbt_version,
+        adapter_type=_str(metadata.get("adapter_type")),
+        relations=relations,
+        declared_links=sorted(set(declared), key=lambda d: (d.child, d.parent, d.origin.value)),
+        parent_map={k: list(v) for k, v in _dict(manifest.get("parent_map")).items() if isinstance(v, list)},
+        child_map={k: list(v) for k, v in _dict(manifest.get("child_map")).items() if isinstance(v, list)},
+        has_catalog=has_catalog,
+        project_dir=str(project_dir) if project_dir else None,
+    )

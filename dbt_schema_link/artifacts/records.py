@@ -1,0 +1,133 @@
+"""Typed records for what dbt's artifacts tell us about a project.
+
+Everything downstream (profiling plans, discovery, writers, the question-time index) works on
+these records, never on raw manifest dictionaries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class ResourceType(str, Enum):
+    MODEL = "model"
+    SEED = "seed"
+    SNAPSHOT = "snapshot"
+    SOURCE = "source"
+
+
+#: Resource types that are physical relations we can profile and link.
+RELATION_TYPES = frozenset(ResourceType)
+
+
+@dataclass(frozen=True, order=True)
+class ColumnRef:
+    """One column of one relation. ``column`` keeps the warehouse spelling."""
+
+    relation: str  # unique_id, e.g. "model.shop.stg_orders"
+    column: str
+
+    def key(self) -> tuple[str, str]:
+        """Case-insensitive identity (warehouses and YAML disagree on case)."""
+        return (self.relation, self.column.lower())
+
+    def __str__(self) -> str:
+        return f"{self.relation}.{self.column}"
+
+
+@dataclass
+class Column:
+    name: str
+    data_type: str | None = None  # the warehouse type from catalog.json when present
+    description: str = ""
+    meta: dict = field(default_factory=dict)
+    tags: tuple[str, ...] = ()
+    index: int = 0
+
+
+@dataclass
+class Relation:
+    unique_id: str
+    resource_type: ResourceType
+    name: str  # node name; for sources "source_name.table_name"
+    package_name: str
+    database: str | None
+    schema: str | None
+    identifier: str
+    relation_name: str | None  # rendered, quoted name as dbt would use it in SQL
+    description: str = ""
+    columns: dict[str, Column] = field(default_factory=dict)  # keyed by lower-case name
+    tags: tuple[str, ...] = ()
+    meta: dict = field(default_factory=dict)
+    patch_path: str | None = None  # "project://models/x.yml" — the YAML file describing it
+    original_file_path: str | None = None
+    primary_key: tuple[str, ...] = ()
+    compiled_sql: str | None = None
+    raw_sql: str | None = None
+    depends_on: tuple[str, ...] = ()
+    materialized: str | None = None
+    checksum: str | None = None
+    enabled: bool = True
+
+    @property
+    def short_name(self) -> str:
+        """The name people use: model/seed name, or the source table name."""
+        return self.name.split(".")[-1] if self.resource_type is ResourceType.SOURCE else self.name
+
+    def column(self, name: str) -> Column | None:
+        return self.columns.get(name.lower())
+
+    def ref_expression(self) -> str:
+        """How a YAML test points at this relation: ``ref('x')`` or ``source('s', 't')``."""
+        if self.resource_type is ResourceType.SOURCE:
+            source_name, table = self.name.split(".", 1)
+            return f"source('{source_name}', '{table}')"
+        return f"ref('{self.name}')"
+
+
+class LinkOrigin(str, Enum):
+    """Where a declared link comes from."""
+
+    RELATIONSHIPS_TEST = "relationships_test"
+    RELATIONSHIPS_WHERE_TEST = "relationships_where_test"
+    FK_CONSTRAINT = "foreign_key_constraint"
+    SEMANTIC_ENTITY = "semantic_entity"
+
+
+@dataclass(frozen=True)
+class DeclaredLink:
+    child: ColumnRef
+    parent: ColumnRef
+    origin: LinkOrigin
+    source_id: str | None = None  # the test / semantic model unique_id that declares it
+
+
+@dataclass
+class Project:
+    """A dbt project as its artifacts describe it."""
+
+    project_name: str
+    dbt_version: str
+    adapter_type: str
+    relations: dict[str, Relation]
+    declared_links: list[DeclaredLink] = field(default_factory=list)
+    parent_map: dict[str, list[str]] = field(default_factory=dict)
+    child_map: dict[str, list[str]] = field(default_factory=dict)
+    has_catalog: bool = False
+    project_dir: str | None = None
+
+    def column_ref(self, relation_id: str, column: str) -> ColumnRef | None:
+        rel = self.relations.get(relation_id)
+        col = rel.column(column) if rel else None
+        return ColumnRef(relation_id, col.name) if col else None
+
+    def by_name(self, name: str) -> Relation | None:
+        """Find a relation by unique_id, node name or identifier (case-insensitive)."""
+        if name in self.relations:
+            return self.relations[name]
+        lowered = name.lower()
+        for rel in self.relations.values():
+            if lowered in (rel.name.lower(), rel.short_name.lower(), rel.identifier.lower()):
+                return rel
+        return None

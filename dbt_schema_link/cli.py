@@ -1,0 +1,183 @@
+"""`dbt-schema-link` command line. Thin: parse options → one api function → print.
+
+Data goes to stdout, progress and messages to stderr. A `SchemaLinkError` is printed as one line
+(`error: ...`) with its exit code; no tracebacks for problems a user can fix.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Sequence
+
+from dbt_schema_link import __version__, api
+from dbt_schema_link.dbt_runner import DbtInvocation
+from dbt_schema_link.errors import ProfilingIncomplete, SchemaLinkError
+from dbt_schema_link.profiling.options import ProfileOptions
+from dbt_schema_link.project_config import locate
+
+
+class _Reporter:
+    def __init__(self, quiet: bool):
+        self.quiet = quiet
+        self.start = time.monotonic()
+
+    def __call__(self, message: str) -> None:
+        if not self.quiet:
+            print(f"[{time.monotonic() - self.start:6.1f}s] {message}", file=sys.stderr, flush=True)
+
+
+def _project_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("dbt project")
+    g.add_argument("--project-dir", default=".", help="dbt project directory (default: current directory)")
+    g.add_argument("--target-path", default=None, help="dbt target directory (default: <project>/target)")
+    g.add_argument("--profiles-dir", default=None, help="directory of profiles.yml (default: dbt's own lookup)")
+    g.add_argument("--target", "-t", default=None, help="dbt target (profile output) to use")
+    g.add_argument("--dbt", dest="dbt_executable", default=None, help="dbt executable (default: the one beside this Python)")
+    g.add_argument("--quiet", "-q", action="store_true", help="no progress messages on stderr")
+
+
+def _profile_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("profiling")
+    d = ProfileOptions()
+    g.add_argument("--select", "-s", nargs="+", default=[], help="relations to profile (names or unique_ids)")
+    g.add_argument("--exclude", nargs="+", default=[], help="relations to leave out")
+    g.add_argument("--refresh", action="store_true", help="ignore cached profiles and profile everything again")
+    g.add_argument("--k", type=int, default=d.k, help=f"MinHash signature size (default {d.k})")
+    g.add_argument("--sample-rows", type=int, default=d.sample_rows,
+                   help=f"sample relations with more rows than this (default {d.sample_rows:,})")
+    g.add_argument("--sample-percent", type=float, default=d.sample_percent,
+                   help=f"sample size in percent (default {d.sample_percent})")
+
+
+def _invocation(args) -> DbtInvocation:
+    return DbtInvocation(
+        project_dir=Path(args.project_dir).resolve(),
+        profiles_dir=Path(args.profiles_dir).resolve() if args.profiles_dir else None,
+        target=args.target,
+        dbt_executable=args.dbt_executable,
+    )
+
+
+def _options(args) -> ProfileOptions:
+    return ProfileOptions(k=args.k, sample_rows=args.sample_rows, sample_percent=args.sample_percent)
+
+
+def _settings_overrides(pairs: Sequence[str]) -> dict:
+    out: dict = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise SchemaLinkError(f"--set {pair!r} is not KEY=VALUE: e.g. --set min_confidence=0.8")
+        try:
+            out[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key.strip()] = value
+    return out
+
+
+def cmd_profile(args) -> int:
+    report = _Reporter(args.quiet)
+    paths = locate(args.project_dir, args.target_path)
+    run = api.profile(paths, _invocation(args), _options(args), args.select, args.exclude, args.refresh, report)
+    if args.json:
+        print(paths.profiles_json.read_text(encoding="utf-8"), end="")
+    else:
+        rows = [("relation", "rows", "columns", "skipped cols", "distinct", "note")]
+        for uid in sorted(run.profiles.relations):
+            prof = run.profiles.relations[uid]
+            skipped = sum(1 for c in prof.columns.values() if c.skipped)
+            approx = any(c.distinct_approx for c in prof.columns.values())
+            note = f"sampled {prof.sample_percent:g}%" if prof.sampled else ""
+            rows.append((uid, f"{prof.row_count:,}", str(len(prof.columns)), str(skipped),
+                         "approx" if approx else "exact", note))
+        _print_table(rows)
+        print(f"\nwrote {paths.profiles_json}", file=sys.stderr)
+    return _finish_failures(run.profiles)
+
+
+def _finish_failures(profiles) -> int:
+    if not profiles.failures:
+        return 0
+    for failure in profiles.failures:
+        print(f"error: {failure.unique_id} was not profiled: {failure.message}", file=sys.stderr)
+    raise ProfilingIncomplete(
+        f"{len(profiles.failures)} relation(s) failed to profile and were skipped; the others were written"
+    )
+
+
+def cmd_link(args) -> int:
+    report = _Reporter(args.quiet)
+    paths = locate(args.project_dir, args.target_path)
+    run = api.link(
+        paths, _invocation(args), _settings_overrides(args.set), _options(args),
+        use_warehouse=not args.no_profile, verify=not args.no_verify, refresh=args.refresh,
+        select=args.select, exclude=args.exclude, progress=report,
+    )
+    if args.format == "json":
+        print(run.links.to_json(), end="")
+    else:
+        print(paths.links_md.read_text(encoding="utf-8"), end="")
+    print(f"wrote {paths.links_json} and {paths.links_md}", file=sys.stderr)
+    return _finish_failures(run.profiles) if run.profiles is not None else 0
+
+
+def _print_table(rows: list[tuple[str, ...]]) -> None:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for n, row in enumerate(rows):
+        print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
+        if n == 0:
+            print("  ".join("-" * w for w in widths))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dbt-schema-link",
+        description="Discover how a dbt project's tables join, write the links back as dbt tests, "
+                    "and link questions to the models and columns they need.",
+    )
+    parser.add_argument("--version", action="version", version=f"dbt-schema-link {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("profile", help="profile the project's relations inside the warehouse",
+                       description="Run `dbt run-operation link_schemas` and write target/schema_link/profiles.json. "
+                                   "Example: dbt-schema-link profile --project-dir examples/shop")
+    _project_args(p)
+    _profile_args(p)
+    p.add_argument("--json", action="store_true", help="print the profiles JSON instead of a table")
+    p.set_defaults(func=cmd_profile)
+
+    p = sub.add_parser("link", help="infer join candidates with evidence (links.json, links.md)",
+                       description="Profile, infer joins, verify them in the warehouse, write "
+                                   "target/schema_link/links.json and links.md. "
+                                   "Example: dbt-schema-link link --project-dir examples/shop")
+    _project_args(p)
+    _profile_args(p)
+    p.add_argument("--no-profile", action="store_true",
+                   help="do not touch the warehouse: use cached profiles (if any) and metadata only")
+    p.add_argument("--no-verify", action="store_true", help="skip exact containment checks in the warehouse")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a discovery setting, e.g. --set min_confidence=0.8 (repeatable)")
+    p.add_argument("--format", choices=["md", "json"], default="md", help="what to print on stdout")
+    p.set_defaults(func=cmd_link)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except SchemaLinkError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("error: interrupted; nothing partial was written (files are replaced atomically)", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

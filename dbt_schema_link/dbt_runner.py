@@ -1,0 +1,118 @@
+"""Run dbt as a subprocess and stream its JSON log.
+
+dbt runs out of process on purpose: in-process `dbtRunner` is not thread-safe, keeps DuckDB files
+locked, and dbt 2.0's shim rejects callbacks. `--log-format json` makes every `log(info=True)`
+line of our macros a `JinjaLogInfo` event on every supported dbt version.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator
+
+from dbt_schema_link.errors import WarehouseError
+from dbt_schema_link.profiling.envelope import LogMessage, parse_log_line
+
+
+@dataclass(frozen=True)
+class DbtInvocation:
+    """Where and how to run dbt for one project."""
+
+    project_dir: Path
+    profiles_dir: Path | None = None
+    target: str | None = None
+    dbt_executable: str | None = None
+    vars: dict = field(default_factory=dict)
+
+    def executable(self) -> str:
+        if self.dbt_executable:
+            return self.dbt_executable
+        beside = Path(sys.executable).parent / "dbt"
+        if beside.exists():
+            return str(beside)
+        found = shutil.which("dbt")
+        if not found:
+            raise WarehouseError("dbt executable not found: install dbt-core and an adapter (pip install dbt-duckdb) or pass --dbt PATH")
+        return found
+
+    def command(self, *args: str) -> list[str]:
+        cmd = [self.executable(), "--log-format", "json", "--no-use-colors", *args,
+               "--project-dir", str(self.project_dir)]
+        profiles_dir = self.profiles_dir
+        if profiles_dir is None and (self.project_dir / "profiles.yml").exists():
+            profiles_dir = self.project_dir
+        if profiles_dir is not None:
+            cmd += ["--profiles-dir", str(profiles_dir)]
+        if self.target:
+            cmd += ["--target", self.target]
+        if self.vars:
+            cmd += ["--vars", json.dumps(self.vars)]
+        return cmd
+
+
+@dataclass
+class DbtResult:
+    returncode: int
+    messages: list[LogMessage]
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+    def errors(self) -> list[str]:
+        return [m.msg for m in self.messages if m.level == "error" and m.msg.strip()]
+
+    def error_summary(self) -> str:
+        """The most specific one-line error dbt gave."""
+        lines: list[str] = []
+        for msg in self.errors():
+            for line in msg.splitlines():
+                line = line.strip()
+                if line and not line.startswith(("Encountered an error", "Traceback")):
+                    lines.append(line)
+        if not lines:
+            return f"dbt exited with code {self.returncode}"
+        # Prefer the database's own error text when dbt wrapped it.
+        for line in lines:
+            if "Error" in line and ":" in line:
+                return line[:500]
+        return lines[0][:500]
+
+
+def stream_dbt(inv: DbtInvocation, args: list[str], on_message: Callable[[LogMessage], None] | None = None) -> DbtResult:
+    """Run dbt, calling `on_message` for each log event as it arrives."""
+    cmd = inv.command(*args)
+    env = {**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", "DO_NOT_TRACK": "1"}
+    try:
+        proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            encoding="utf-8", errors="replace", env=env, cwd=str(inv.project_dir),
+        )
+    except OSError as exc:
+        raise WarehouseError(f"cannot start dbt ({cmd[0]}): {exc.strerror}") from None
+    messages: list[LogMessage] = []
+    assert proc.stdout is not None
+    for line in _lines(proc.stdout):
+        message = parse_log_line(line)
+        if message is None:
+            continue
+        messages.append(message)
+        if on_message is not None:
+            on_message(message)
+    return DbtResult(proc.wait(), messages)
+
+
+def _lines(stream) -> Iterator[str]:
+    for line in stream:
+        yield line
+
+
+def run_operation(inv: DbtInvocation, macro: str, args: dict,
+                  on_message: Callable[[LogMessage], None] | None = None) -> DbtResult:
+    return stream_dbt(inv, ["run-operation", macro, "--args", json.dumps(args)], on_message)

@@ -1,0 +1,191 @@
+"""Parse the `@@schema_link@@` envelope out of `dbt --log-format json` output (docs/envelope.md).
+
+Pure functions: lines in, typed records out. A run that printed no `begin`, an unknown format
+version, or no `end` (dbt died mid-run) is reported, never guessed at.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from dbt_schema_link.errors import WarehouseError
+from dbt_schema_link.profiling.records import (
+    HASH_MASK,
+    ColumnProfile,
+    ContainmentResult,
+    RelationProfile,
+)
+
+SENTINEL = "@@schema_link@@"
+FORMAT = "dbt_schema_link/profiles"
+SUPPORTED_FORMAT_VERSIONS = frozenset({1})
+
+
+@dataclass
+class Envelope:
+    header: dict[str, Any] | None = None
+    relations: list[dict[str, Any]] = field(default_factory=list)
+    containment: list[dict[str, Any]] = field(default_factory=list)
+    end: dict[str, Any] | None = None
+
+    @property
+    def complete(self) -> bool:
+        return self.header is not None and self.end is not None
+
+
+@dataclass(frozen=True)
+class LogMessage:
+    level: str  # dbt's level: debug/info/warn/error
+    name: str  # dbt event name, e.g. JinjaLogInfo
+    msg: str
+
+
+def parse_log_line(line: str) -> LogMessage | None:
+    """One line of `dbt --log-format json` output; non-JSON lines (rare) become plain info."""
+    line = line.strip()
+    if not line:
+        return None
+    try:
+        event = json.loads(line)
+    except json.JSONDecodeError:
+        return LogMessage("info", "", line)
+    if not isinstance(event, dict):
+        return None
+    info = event.get("info") if isinstance(event.get("info"), dict) else {}
+    data = event.get("data") if isinstance(event.get("data"), dict) else {}
+    msg = data.get("msg") if isinstance(data.get("msg"), str) else info.get("msg")
+    if not isinstance(msg, str):
+        return None
+    return LogMessage(str(info.get("level", "info")), str(info.get("name", "")), msg)
+
+
+def feed(envelope: Envelope, msg: str) -> str | None:
+    """Add one log message to the envelope; returns the envelope line kind, or None."""
+    if not msg.startswith(SENTINEL):
+        return None
+    rest = msg[len(SENTINEL):].strip()
+    kind, _, payload = rest.partition(" ")
+    try:
+        body = json.loads(payload) if payload else {}
+    except json.JSONDecodeError as exc:
+        raise WarehouseError(f"schema_link envelope line '{kind}' is not valid JSON ({exc.msg}): upgrade the dbt_schema_link package (dbt deps)") from None
+    if kind == "begin":
+        if body.get("format") != FORMAT or body.get("format_version") not in SUPPORTED_FORMAT_VERSIONS:
+            raise WarehouseError(
+                f"the dbt_schema_link macros speak envelope {body.get('format')} v{body.get('format_version')}, "
+                f"this CLI reads v{max(SUPPORTED_FORMAT_VERSIONS)}: install matching versions (pip install / dbt deps)"
+            )
+        envelope.header = body
+    elif kind == "relation":
+        envelope.relations.append(body)
+    elif kind == "containment":
+        envelope.containment.append(body)
+    elif kind == "end":
+        envelope.end = body
+    else:
+        return None
+    return kind
+
+
+def parse_envelope(lines: Iterable[str]) -> Envelope:
+    envelope = Envelope()
+    for line in lines:
+        message = parse_log_line(line)
+        if message is not None:
+            feed(envelope, message.msg)
+    return envelope
+
+
+def _int(value: Any, default: int = 0) -> int:
+    if value is None or value == "":
+        return default
+    try:
+        return int(float(value)) if isinstance(value, str) and "." in value else int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def _opt_int(value: Any) -> int | None:
+    return None if value is None or value == "" else _int(value)
+
+
+def _minhash(value: Any) -> tuple[int, ...] | None:
+    if value is None or value == "":
+        return None
+    parts = value.split(",") if isinstance(value, str) else value
+    try:
+        return tuple(int(p) & HASH_MASK for p in parts if str(p).strip() != "")
+    except (TypeError, ValueError):
+        return None
+
+
+def column_profile(raw: dict[str, Any]) -> ColumnProfile:
+    top = raw.get("top_values")
+    return ColumnProfile(
+        name=str(raw.get("name", "")),
+        data_type=raw.get("data_type") if isinstance(raw.get("data_type"), str) else None,
+        non_null=_int(raw.get("non_null")),
+        distinct=_int(raw.get("distinct")),
+        distinct_approx=bool(raw.get("distinct_approx")),
+        min_len=_opt_int(raw.get("min_len")),
+        max_len=_opt_int(raw.get("max_len")),
+        minhash=_minhash(raw.get("minhash")),
+        top_values=tuple(str(v) for v in top) if isinstance(top, list) else None,
+        is_flag=bool(raw.get("is_flag")),
+        skipped=raw.get("skipped") if isinstance(raw.get("skipped"), str) else None,
+    )
+
+
+def relation_profile(raw: dict[str, Any]) -> RelationProfile:
+    if not isinstance(raw.get("unique_id"), str):
+        raise WarehouseError("schema_link envelope relation has no unique_id: upgrade the dbt_schema_link package (dbt deps)")
+    columns = [column_profile(c) for c in raw.get("columns") or [] if isinstance(c, dict)]
+    sample = raw.get("sample_percent")
+    return RelationProfile(
+        unique_id=raw["unique_id"],
+        relation=str(raw.get("relation", "")),
+        row_count=_int(raw.get("row_count")),
+        sampled=bool(raw.get("sampled")),
+        sample_percent=float(sample) if isinstance(sample, (int, float, str)) and str(sample) != "" else None,
+        columns={c.name.lower(): c for c in columns},
+    )
+
+
+def containment_result(raw: dict[str, Any]) -> ContainmentResult:
+    return ContainmentResult(
+        child=str(raw.get("child", "")),
+        child_column=str(raw.get("child_column", "")),
+        parent=str(raw.get("parent", "")),
+        parent_column=str(raw.get("parent_column", "")),
+        child_distinct=_int(raw.get("child_distinct")),
+        matched=_int(raw.get("matched")),
+    )
+
+
+def relation_profile_to_json(profile: RelationProfile) -> dict[str, Any]:
+    """The envelope shape again (used by the profile cache and profiles.json)."""
+    return {
+        "unique_id": profile.unique_id,
+        "relation": profile.relation,
+        "row_count": profile.row_count,
+        "sampled": profile.sampled,
+        "sample_percent": profile.sample_percent,
+        "columns": [
+            {
+                "name": c.name,
+                "data_type": c.data_type,
+                "non_null": c.non_null,
+                "distinct": c.distinct,
+                "distinct_approx": c.distinct_approx,
+                "min_len": c.min_len,
+                "max_len": c.max_len,
+                "minhash": ",".join(map(str, c.minhash)) if c.minhash else None,
+                "top_values": list(c.top_values) if c.top_values is not None else None,
+                "is_flag": c.is_flag,
+                "skipped": c.skipped,
+            }
+            for c in profile.columns.values()
+        ],
+    }

@@ -1,0 +1,153 @@
+"""Profile a project's relations inside the warehouse through `dbt run-operation link_schemas`.
+
+Plan (what is not cached) → run dbt once for the whole batch → parse the streamed envelope. When
+dbt fails mid-run, the relations that finished are kept and the rest are retried so that the
+failing relation is isolated, reported by name and skipped; the others still get profiled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from dbt_schema_link import __version__
+from dbt_schema_link.artifacts.records import Project, Relation
+from dbt_schema_link.dbt_runner import DbtInvocation, run_operation
+from dbt_schema_link.errors import WarehouseError
+from dbt_schema_link.profiling.cache import ProfileCache, cache_key
+from dbt_schema_link.profiling.envelope import Envelope, feed, relation_profile
+from dbt_schema_link.profiling.options import ProfileOptions
+from dbt_schema_link.profiling.records import ProfileFailure, ProfileSet, RelationProfile
+
+PROFILE_MACRO = "link_schemas"
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class ProfilePlan:
+    to_profile: list[Relation]
+    cached: dict[str, RelationProfile]
+
+
+def select_relations(project: Project, select: Sequence[str] = (), exclude: Sequence[str] = ()) -> list[Relation]:
+    """Relations of the root project (and all sources) in a stable order, filtered by name/id."""
+    chosen = [
+        r for r in project.relations.values()
+        if r.package_name == project.project_name or not project.project_name
+    ]
+    if select:
+        wanted = {s.lower() for s in select}
+        chosen = [r for r in chosen if {r.unique_id.lower(), r.name.lower(), r.short_name.lower()} & wanted]
+    if exclude:
+        unwanted = {s.lower() for s in exclude}
+        chosen = [r for r in chosen if not {r.unique_id.lower(), r.name.lower(), r.short_name.lower()} & unwanted]
+    return sorted(chosen, key=lambda r: r.unique_id)
+
+
+def plan(relations: list[Relation], cache: ProfileCache, options: ProfileOptions, adapter: str,
+         refresh: bool) -> ProfilePlan:
+    cached: dict[str, RelationProfile] = {}
+    todo: list[Relation] = []
+    for rel in relations:
+        hit = None if refresh else cache.get(rel.unique_id, cache_key(rel, options, adapter))
+        if hit is not None:
+            cached[rel.unique_id] = hit
+        else:
+            todo.append(rel)
+    return ProfilePlan(todo, cached)
+
+
+class _Batch:
+    """Runs `link_schemas` for a list of relations and collects what came back."""
+
+    def __init__(self, inv: DbtInvocation, options: ProfileOptions, progress: Progress | None, total: int):
+        self.inv, self.options, self.progress, self.total = inv, options, progress, total
+        self.profiles: dict[str, RelationProfile] = {}
+        self.failures: list[ProfileFailure] = []
+        self.header: dict | None = None
+
+    def run(self, relations: list[Relation]) -> None:
+        if not relations:
+            return
+        envelope = Envelope()
+
+        def on_message(message) -> None:
+            kind = feed(envelope, message.msg)
+            if kind == "relation":
+                profile = relation_profile(envelope.relations[-1])
+                self.profiles[profile.unique_id] = profile
+                if self.progress:
+                    self.progress(
+                        f"[{len(self.profiles)}/{self.total}] profiled {profile.unique_id} "
+                        f"({profile.row_count:,} rows, {len(profile.columns)} columns"
+                        f"{', sampled' if profile.sampled else ''})"
+                    )
+
+        args = {**self.options.macro_args(), "select": [r.unique_id for r in relations],
+                "suggest": False, "envelope": True}
+        result = run_operation(self.inv, PROFILE_MACRO, args, on_message)
+        if envelope.header is not None:
+            self.header = envelope.header
+        missing = [r for r in relations if r.unique_id not in self.profiles]
+        if result.ok and envelope.complete:
+            for rel in missing:  # the macro skipped it (e.g. relation not built yet)
+                self.failures.append(ProfileFailure(rel.unique_id, "relation not found in the warehouse: run `dbt build` first"))
+            return
+        if envelope.header is None and not self.profiles and len(relations) == self.total:
+            # Nothing ran at all: a project-level problem (profile, package not installed, …).
+            raise WarehouseError(_project_level_error(result.error_summary()))
+        if not missing:
+            return
+        if len(missing) == 1:
+            self.failures.append(ProfileFailure(missing[0].unique_id, result.error_summary()))
+            return
+        # The macro profiles in the order given: the first missing relation is the likely culprit.
+        self.run(missing[:1])
+        self.run(missing[1:])
+
+
+def _project_level_error(summary: str) -> str:
+    if "link_schemas" in summary and ("not found" in summary or "Could not find" in summary):
+        return ("dbt cannot find the macro link_schemas: add the dbt_schema_link package to packages.yml "
+                "and run `dbt deps`")
+    return f"dbt run-operation {PROFILE_MACRO} failed: {summary}"
+
+
+def profile_project(
+    project: Project,
+    inv: DbtInvocation,
+    cache_path: Path,
+    options: ProfileOptions = ProfileOptions(),
+    select: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    refresh: bool = False,
+    progress: Progress | None = None,
+) -> ProfileSet:
+    relations = select_relations(project, select, exclude)
+    if (select or exclude) and not relations:
+        raise WarehouseError(f"no relation matches --select {list(select)} / --exclude {list(exclude)}: check the names")
+    cache = ProfileCache.load(cache_path)
+    work = plan(relations, cache, options, project.adapter_type, refresh)
+    if progress:
+        progress(f"profiling {len(work.to_profile)} relations in the warehouse "
+                 f"({len(work.cached)} unchanged, from cache)")
+    batch = _Batch(inv, options, progress, len(work.to_profile))
+    batch.run(work.to_profile)
+    header = batch.header or {}
+    profiles = ProfileSet(
+        adapter=str(header.get("adapter") or project.adapter_type),
+        k=options.k,
+        package_version=str(header.get("package_version") or __version__),
+        relations={**work.cached, **batch.profiles},
+        failures=batch.failures,
+    )
+    by_id = {r.unique_id: r for r in relations}
+    for uid, profile in batch.profiles.items():
+        if uid in by_id:
+            cache.put(profile, cache_key(by_id[uid], options, project.adapter_type))
+    failed = {f.unique_id for f in batch.failures}
+    cache.prune({uid for uid in by_id if uid not in failed})
+    cache.save(profiles)
+    return profiles

@@ -1,0 +1,78 @@
+"""Typed records for in-warehouse profiles (what the `link_schemas` macro measures)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+#: MinHash minima are 64-bit warehouse hashes; signed ones (PostgreSQL) are mapped to unsigned.
+HASH_MASK = (1 << 64) - 1
+
+
+@dataclass(frozen=True)
+class ColumnProfile:
+    name: str
+    data_type: str | None
+    non_null: int
+    distinct: int
+    distinct_approx: bool
+    min_len: int | None
+    max_len: int | None
+    minhash: tuple[int, ...] | None  # K minima, unsigned 64-bit; None when no values
+    top_values: tuple[str, ...] | None  # most frequent first; None unless low-cardinality
+    is_flag: bool
+    skipped: str | None = None  # reason the column was not profiled
+
+    @property
+    def uniqueness(self) -> float:
+        """distinct / non-null values (1.0 = unique). Approximate counts can exceed 1: clamp."""
+        if self.non_null <= 0:
+            return 0.0
+        return min(1.0, self.distinct / self.non_null)
+
+
+@dataclass
+class RelationProfile:
+    unique_id: str
+    relation: str
+    row_count: int
+    sampled: bool
+    sample_percent: float | None
+    columns: dict[str, ColumnProfile] = field(default_factory=dict)  # keyed by lower-case name
+
+    def column(self, name: str) -> ColumnProfile | None:
+        return self.columns.get(name.lower())
+
+    def null_fraction(self, name: str) -> float:
+        col = self.column(name)
+        if col is None or self.row_count <= 0:
+            return 1.0
+        return 1.0 - min(1.0, col.non_null / self.row_count)
+
+
+@dataclass(frozen=True)
+class ProfileFailure:
+    unique_id: str
+    message: str
+
+
+@dataclass(frozen=True)
+class ContainmentResult:
+    child: str
+    child_column: str
+    parent: str
+    parent_column: str
+    child_distinct: int
+    matched: int
+
+    @property
+    def containment(self) -> float:
+        return self.matched / self.child_distinct if self.child_distinct else 0.0
+
+
+@dataclass
+class ProfileSet:
+    adapter: str
+    k: int
+    package_version: str
+    relations: dict[str, RelationProfile] = field(default_factory=dict)
+    failures: list[ProfileFailure] = field(default_factory=list)

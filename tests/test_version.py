@@ -1,0 +1,23 @@
+"""The dbt package and the Python package share one version number."""
+
+import tomllib
+from pathlib import Path
+
+import yaml
+
+import dbt_schema_link
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_dbt_package_version_matches_python_package():
+    project = yaml.safe_load((REPO / "dbt_project.yml").read_text())
+    assert project["name"] == "dbt_schema_link"
+    assert str(project["version"]) == dbt_schema_link.__version__
+
+
+def test_pyproject_takes_version_from_package():
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text())
+    assert "version" in pyproject["project"]["dynamic"]
+    assert pyproject["tool"]["setuptools"]["dynamic"]["version"]["attr"] == "dbt_schema_link.__version__"
+
