@@ -1,0 +1,9 @@
+select
+    id as order_id,
+    customer_id,
+    store_id,
+    assigned_to,
+    promo_id,
+    ordered_at,
+    status
+from {{ ref('raw_orders') }}
