@@ -21,3 +21,12 @@ def test_pyproject_takes_version_from_package():
     assert "version" in pyproject["project"]["dynamic"]
     assert pyproject["tool"]["setuptools"]["dynamic"]["version"]["attr"] == "dbt_schema_link.__version__"
 
+
+
+def test_macros_report_the_python_package_version():
+    """The envelope header's package_version comes from one macro; it must match."""
+    import re
+
+    text = (REPO / "macros" / "schema_link_package_version.sql").read_text()
+    versions = set(re.findall(r"""['"](\d+\.\d+\.\d+)['"]""", text))
+    assert versions == {dbt_schema_link.__version__}

@@ -7,7 +7,7 @@ failing relation is isolated, reported by name and skipped; the others still get
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -76,8 +76,13 @@ class _Batch:
         def on_message(message) -> None:
             kind = feed(envelope, message.msg)
             if kind == "relation":
-                profile = relation_profile(envelope.relations[-1])
+                raw = envelope.relations[-1]
+                profile = relation_profile(raw)
                 self.profiles[profile.unique_id] = profile
+                # Another node (e.g. a source over a seed's table) names the same relation.
+                for duplicate in raw.get("duplicates") or []:
+                    if isinstance(duplicate, str):
+                        self.profiles[duplicate] = replace(profile, unique_id=duplicate)
                 if self.progress:
                     self.progress(
                         f"[{len(self.profiles)}/{self.total}] profiled {profile.unique_id} "

@@ -1,0 +1,7 @@
+{{ config(materialized='view') }}
+
+select
+    status,
+    count(*) as customers
+from {{ ref('stg_customers') }}
+group by status

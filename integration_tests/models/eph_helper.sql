@@ -1,0 +1,3 @@
+{{ config(materialized='ephemeral') }}
+
+select 1 as one

@@ -1,0 +1,173 @@
+{#- dbt run-operation link_schemas --args '{...}'
+    Profile every model, seed, snapshot and source of the root project inside the warehouse and
+    print the results as the `dbt_schema_link/profiles` envelope (docs/envelope.md) through
+    log(info=True), one `relation` line per physical relation. With suggest, also verify
+    name/type-based join candidates by exact containment (`containment` lines) and print the
+    accepted ones as relationships YAML. Read-only: only SELECTs and catalog queries.
+    This is the only macro that prints the envelope of a link_schemas run. -#}
+{% macro link_schemas(
+    select=none, exclude=none, k=none, sample_rows=none, sample_percent=none, sample_seed=none,
+    top_n=none, top_max_distinct=none, max_columns_per_query=none, envelope=none, suggest=none,
+    min_containment=none
+) %}
+    {{ return(adapter.dispatch('link_schemas', 'dbt_schema_link')(
+        select, exclude, k, sample_rows, sample_percent, sample_seed, top_n, top_max_distinct,
+        max_columns_per_query, envelope, suggest, min_containment)) }}
+{% endmacro %}
+
+{% macro schema_link__declared_relationships() %}
+    {#- "<attached unique_id>|<lower column>" for every relationships test in the project -#}
+    {%- set declared = [] -%}
+    {%- for node in graph.nodes.values() -%}
+        {%- if node.resource_type == 'test' and node.test_metadata and node.test_metadata.name == 'relationships' -%}
+            {%- set column = node.column_name or node.test_metadata.kwargs.get('column_name') -%}
+            {%- set attached = node.attached_node or ((node.depends_on.nodes or [none])[0]) -%}
+            {%- if column and attached -%}
+                {%- do declared.append(attached ~ '|' ~ (column | lower)) -%}
+            {%- endif -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(declared) }}
+{% endmacro %}
+
+{% macro schema_link__layer(name) %}
+    {%- set n = (name or '') | lower -%}
+    {%- for prefix in ['stg', 'dim', 'fct', 'fact', 'raw', 'src', 'int', 'base'] -%}
+        {%- if n.startswith(prefix ~ '_') -%}{{ return(prefix) }}{%- endif -%}
+    {%- endfor -%}
+    {{ return('') }}
+{% endmacro %}
+
+{% macro default__link_schemas(
+    select=none, exclude=none, k=none, sample_rows=none, sample_percent=none, sample_seed=none,
+    top_n=none, top_max_distinct=none, max_columns_per_query=none, envelope=none, suggest=none,
+    min_containment=none
+) %}
+    {%- if not execute -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set opts = schema_link_resolve_options({
+        'select': select, 'exclude': exclude, 'k': k, 'sample_rows': sample_rows,
+        'sample_percent': sample_percent, 'sample_seed': sample_seed, 'top_n': top_n,
+        'top_max_distinct': top_max_distinct, 'max_columns_per_query': max_columns_per_query,
+        'envelope': envelope, 'suggest': suggest, 'min_containment': min_containment,
+    }) -%}
+    {%- set sentinel = '@@schema_link@@ ' -%}
+    {%- if opts.envelope -%}
+        {%- do log(sentinel ~ 'begin ' ~ tojson({
+            'format': 'dbt_schema_link/profiles',
+            'format_version': 1,
+            'package_version': schema_link_package_version(),
+            'adapter': adapter.type(),
+            'options': opts,
+        }), info=True) -%}
+    {%- endif -%}
+
+    {%- set collected = schema_link_collect_relations(opts.select, opts.exclude) -%}
+    {%- set entries = [] -%}
+    {%- set totals = {'columns': 0, 'not_profiled': 0, 'rows': 0} -%}
+    {%- set sampled = [] -%}
+    {%- for entry in collected.relations -%}
+        {%- set profile = schema_link_profile_relation(entry.relation, none, opts) -%}
+        {%- set doc = {
+            'unique_id': entry.unique_id,
+            'database': profile.database,
+            'schema': profile.schema,
+            'identifier': profile.identifier,
+            'relation': profile.relation,
+            'row_count': profile.row_count,
+            'sampled': profile.sampled,
+            'sample_percent': profile.sample_percent,
+            'columns': profile.columns,
+            'duplicates': entry.duplicates,
+        } -%}
+        {%- if opts.envelope -%}
+            {%- do log(sentinel ~ 'relation ' ~ tojson(doc), info=True) -%}
+        {%- endif -%}
+        {%- do totals.update({
+            'columns': totals.columns + (profile.columns | length),
+            'not_profiled': totals.not_profiled + (profile.columns | selectattr('skipped') | list | length),
+            'rows': totals.rows + (profile.row_count or 0),
+        }) -%}
+        {%- if profile.sampled -%}
+            {%- do sampled.append(entry.name ~ ' (' ~ ('%g' | format(profile.sample_percent)) ~ '%)') -%}
+        {%- endif -%}
+        {%- do entries.append({
+            'unique_id': entry.unique_id,
+            'resource_type': entry.resource_type,
+            'name': entry.name,
+            'source_name': entry.source_name,
+            'relation': entry.relation,
+            'profile': profile,
+        }) -%}
+    {%- endfor -%}
+
+    {%- set results = [] -%}
+    {%- set accepted = [] -%}
+    {%- if opts.suggest -%}
+        {%- set candidates = schema_link_suggest_candidates(entries, schema_link__declared_relationships()) -%}
+        {%- set results = schema_link_run_containment(candidates) -%}
+        {%- set by_uid = {} -%}
+        {%- for e in entries -%}{%- do by_uid.update({e.unique_id: e}) -%}{%- endfor -%}
+        {%- set best = {} -%}
+        {%- set best_order = [] -%}
+        {%- set type_rank = {'model': 0, 'snapshot': 1, 'seed': 2, 'source': 3} -%}
+        {%- for r in results -%}
+            {%- if opts.envelope -%}
+                {%- do log(sentinel ~ 'containment ' ~ tojson(r), info=True) -%}
+            {%- endif -%}
+            {%- if r.child_distinct > 0 and (r.matched / r.child_distinct) >= opts.min_containment -%}
+                {%- set child = by_uid[r.child] -%}
+                {%- set parent = by_uid[r.parent] -%}
+                {%- set key = r.child ~ '|' ~ r.child_column -%}
+                {%- set option = {
+                    'neg_ratio': 0 - (r.matched / r.child_distinct),
+                    'layer_rank': 0 if schema_link__layer(child.name) == schema_link__layer(parent.name) else 1,
+                    'type_rank': type_rank.get(parent.resource_type, 9),
+                    'parent_name': parent.name,
+                    'link': {
+                        'child_entry': child, 'child_column': r.child_column,
+                        'parent_entry': parent, 'parent_column': r.parent_column,
+                        'child_distinct': r.child_distinct, 'matched': r.matched,
+                    },
+                } -%}
+                {%- if key not in best -%}
+                    {%- do best.update({key: []}) -%}
+                    {%- do best_order.append(key) -%}
+                {%- endif -%}
+                {%- do best[key].append(option) -%}
+            {%- endif -%}
+        {%- endfor -%}
+        {%- for key in best_order -%}
+            {%- set ranked = best[key] | sort(attribute='neg_ratio,layer_rank,type_rank,parent_name') -%}
+            {%- do accepted.append(ranked[0].link) -%}
+        {%- endfor -%}
+    {%- endif -%}
+
+    {%- if opts.envelope -%}
+        {%- do log(sentinel ~ 'end ' ~ tojson({
+            'relations': entries | length,
+            'containment': results | length,
+            'skipped': collected.skipped,
+        }), info=True) -%}
+    {%- endif -%}
+
+    {%- set summary = 'dbt_schema_link: profiled ' ~ (entries | length) ~ ' relations, '
+        ~ totals.columns ~ ' columns (' ~ totals.not_profiled ~ ' not profiled), '
+        ~ totals.rows ~ ' rows, ' ~ (sampled | length) ~ ' sampled'
+        ~ ((': ' ~ (sampled | join(', '))) if sampled else '') -%}
+    {%- do log(summary, info=True) -%}
+    {%- for s in collected.skipped -%}
+        {%- do log('dbt_schema_link: skipped ' ~ s.unique_id ~ ': ' ~ s.reason, info=True) -%}
+    {%- endfor -%}
+    {%- if opts.suggest -%}
+        {%- if accepted -%}
+            {%- do log('dbt_schema_link: ' ~ (accepted | length) ~ ' suggested relationships (exact containment >= '
+                ~ opts.min_containment ~ ' of ' ~ (results | length) ~ ' name/type candidates); add to your YAML:\n'
+                ~ schema_link_relationships_yaml(accepted), info=True) -%}
+        {%- else -%}
+            {%- do log('dbt_schema_link: no suggested relationships (' ~ (results | length)
+                ~ ' name/type candidates checked)', info=True) -%}
+        {%- endif -%}
+    {%- endif -%}
+{% endmacro %}

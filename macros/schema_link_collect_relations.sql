@@ -1,0 +1,89 @@
+{#- The physical relations to profile: the root project's models (not ephemeral), seeds and
+    snapshots from graph.nodes, then its sources from graph.sources, filtered by select/exclude
+    (unique_ids, node names, or source_name.table_name), checked to exist in the warehouse and
+    deduplicated by physical relation (the first node wins; the others are listed in its
+    `duplicates`). Returns {relations: [{unique_id, resource_type, name, source_name, relation,
+    duplicates}], skipped: [{unique_id, reason}]}. all_packages: also take installed packages'
+    nodes (used to resolve the unique_ids given to schema_link_containment). -#}
+{% macro schema_link_collect_relations(select=none, exclude=none, all_packages=false) %}
+    {{ return(adapter.dispatch('schema_link_collect_relations', 'dbt_schema_link')(select, exclude, all_packages)) }}
+{% endmacro %}
+
+{% macro schema_link__matches(entry, patterns) %}
+    {%- for p in patterns -%}
+        {%- if p == entry.unique_id or p == entry.name
+            or (entry.source_name is not none and p == entry.source_name ~ '.' ~ entry.name) -%}
+            {{ return(true) }}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(false) }}
+{% endmacro %}
+
+{% macro default__schema_link_collect_relations(select=none, exclude=none, all_packages=false) %}
+    {%- set rank = {'model': 0, 'seed': 1, 'snapshot': 2} -%}
+    {%- set candidates = [] -%}
+    {%- if execute -%}
+        {%- set ordered = [] -%}
+        {%- for node in graph.nodes.values() -%}
+            {%- if node.resource_type in rank
+                and (all_packages or node.package_name == project_name)
+                and not (node.resource_type == 'model' and node.config.materialized == 'ephemeral') -%}
+                {%- do ordered.append({
+                    'sort_key': rank[node.resource_type] ~ ' ' ~ node.unique_id,
+                    'unique_id': node.unique_id,
+                    'resource_type': node.resource_type,
+                    'name': node.name,
+                    'source_name': none,
+                    'database': node.database,
+                    'schema': node.schema,
+                    'identifier': node.alias or node.name,
+                }) -%}
+            {%- endif -%}
+        {%- endfor -%}
+        {%- for source in graph.sources.values() -%}
+            {%- if all_packages or source.package_name == project_name -%}
+                {%- do ordered.append({
+                    'sort_key': '9 ' ~ source.unique_id,
+                    'unique_id': source.unique_id,
+                    'resource_type': 'source',
+                    'name': source.name,
+                    'source_name': source.source_name,
+                    'database': source.database,
+                    'schema': source.schema,
+                    'identifier': source.identifier or source.name,
+                }) -%}
+            {%- endif -%}
+        {%- endfor -%}
+        {%- set candidates = ordered | sort(attribute='sort_key') -%}
+    {%- endif -%}
+
+    {%- set relations = [] -%}
+    {%- set skipped = [] -%}
+    {%- set by_key = {} -%}
+    {%- for c in candidates -%}
+        {%- if (select is none or schema_link__matches(c, select))
+            and not (exclude is not none and schema_link__matches(c, exclude)) -%}
+            {%- set rel = adapter.get_relation(database=c.database, schema=c.schema, identifier=c.identifier) -%}
+            {%- if rel is none -%}
+                {%- do skipped.append({'unique_id': c.unique_id, 'reason': 'relation does not exist'}) -%}
+            {%- else -%}
+                {%- set key = rel.render() | string -%}
+                {%- if key in by_key -%}
+                    {%- do by_key[key].duplicates.append(c.unique_id) -%}
+                {%- else -%}
+                    {%- set entry = {
+                        'unique_id': c.unique_id,
+                        'resource_type': c.resource_type,
+                        'name': c.name,
+                        'source_name': c.source_name,
+                        'relation': rel,
+                        'duplicates': [],
+                    } -%}
+                    {%- do by_key.update({key: entry}) -%}
+                    {%- do relations.append(entry) -%}
+                {%- endif -%}
+            {%- endif -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return({'relations': relations, 'skipped': skipped}) }}
+{% endmacro %}

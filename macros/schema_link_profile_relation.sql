@@ -1,0 +1,166 @@
+{#- Profile one relation: decide on sampling from a cheap row estimate, skip unhashable columns,
+    run schema_link_profile_sql once per chunk of max_columns_per_query columns (so a relation is
+    read once, or once per chunk when wide) and return the profile as a dict of plain JSON types:
+    {database, schema, identifier, relation, row_count, sampled, sample_percent, columns: [...]}.
+    columns: dbt Column objects or {name, data_type} dicts; none = ask the adapter.
+    options: as schema_link_resolve_options (only the profiling ones are used). -#}
+{% macro schema_link_profile_relation(relation, columns=none, options=none) %}
+    {{ return(adapter.dispatch('schema_link_profile_relation', 'dbt_schema_link')(relation, columns, options)) }}
+{% endmacro %}
+
+{% macro schema_link__int(value) %}
+    {{ return(none if value is none else (value | int)) }}
+{% endmacro %}
+
+{% macro schema_link__top_list(text, top_n) %}
+    {#- JSON text from schema_link_top_values / the postgres profile -> list of value strings -#}
+    {%- if text is none or (text | string | trim) in ['', 'null'] -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set items = fromjson(text | string) -%}
+    {%- if items is none or items is string or items is mapping -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set out = [] -%}
+    {%- for item in items -%}
+        {%- if item is mapping -%}
+            {%- set v = item.get('value', item.get('item')) -%}
+        {%- elif item is iterable and item is not string -%}
+            {%- set v = item[0] if (item | length) > 0 else none -%}
+        {%- else -%}
+            {%- set v = item -%}
+        {%- endif -%}
+        {%- if v is not none and (out | length) < top_n -%}
+            {%- do out.append(v | string) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(out) }}
+{% endmacro %}
+
+{% macro default__schema_link_profile_relation(relation, columns=none, options=none) %}
+    {%- set opts = schema_link_resolve_options(options) -%}
+    {%- if columns is none -%}
+        {%- set columns = adapter.get_columns_in_relation(relation) -%}
+    {%- endif -%}
+    {%- set approx = schema_link_distinct_is_approx() -%}
+
+    {#- column list in relation order; profiled ones remember their position -#}
+    {%- set infos = [] -%}
+    {%- set profiled = [] -%}
+    {%- for col in columns -%}
+        {#- the warehouse's own type name (dbt Column.dtype), not dbt's rendering of it -#}
+        {%- set data_type = col.dtype if col.dtype is defined and col.dtype is not none else col.data_type -%}
+        {%- set info = {
+            'pos': loop.index0,
+            'name': col.name | string,
+            'data_type': (data_type | string) if data_type is not none else none,
+            'skipped': schema_link_skip_reason(data_type),
+        } -%}
+        {%- do infos.append(info) -%}
+        {%- if info.skipped is none -%}
+            {%- do profiled.append(info) -%}
+        {%- endif -%}
+    {%- endfor -%}
+
+    {%- set estimate = schema_link_row_estimate(relation) -%}
+    {%- set sampled = estimate is not none and estimate > opts.sample_rows -%}
+    {%- set sql_options = {
+        'k': opts.k,
+        'top_n': opts.top_n,
+        'top_max_distinct': opts.top_max_distinct,
+        'sample_percent': opts.sample_percent if sampled else none,
+        'sample_seed': opts.sample_seed,
+    } -%}
+
+    {%- set size = opts.max_columns_per_query -%}
+    {%- set chunks = [] -%}
+    {%- for start in range(0, profiled | length, size) -%}
+        {%- do chunks.append(profiled[start:start + size]) -%}
+    {%- endfor -%}
+    {%- if chunks | length == 0 -%}
+        {%- do chunks.append([]) -%}
+    {%- endif -%}
+
+    {%- set stats = {} -%}
+    {%- set counted = {'rows': none} -%}
+    {%- for chunk in chunks -%}
+        {%- set res = run_query(schema_link_profile_sql(relation, chunk, sql_options)) -%}
+        {%- set names = res.column_names | map('lower') | list -%}
+        {%- for row in res.rows -%}
+            {%- set d = {} -%}
+            {%- for name in names -%}
+                {%- do d.update({name: row[loop.index0]}) -%}
+            {%- endfor -%}
+            {%- if 'col_idx' in names -%}
+                {#- long shape: one row per column, col_idx NULL is the whole relation -#}
+                {%- if d.col_idx is none -%}
+                    {%- do counted.update({'rows': schema_link__int(d.non_null)}) -%}
+                {%- else -%}
+                    {%- set info = chunk[d.col_idx | int] -%}
+                    {%- do stats.update({info.pos: {
+                        'non_null': d.non_null, 'distinct': d.distinct_count,
+                        'min_len': d.min_len, 'max_len': d.max_len, 'minhash': d.minhash,
+                        'flag_bad': d.flag_bad, 'top_values': d.top_values,
+                    }}) -%}
+                {%- endif -%}
+            {%- else -%}
+                {#- wide shape: one row, c<i>_<stat> per column -#}
+                {%- do counted.update({'rows': schema_link__int(d.row_count)}) -%}
+                {%- for info in chunk -%}
+                    {%- set c = 'c' ~ loop.index0 ~ '_' -%}
+                    {%- do stats.update({info.pos: {
+                        'non_null': d[c ~ 'non_null'], 'distinct': d[c ~ 'distinct'],
+                        'min_len': d[c ~ 'min_len'], 'max_len': d[c ~ 'max_len'],
+                        'minhash': d[c ~ 'minhash'], 'flag_bad': d[c ~ 'flag_bad'],
+                        'top_values': d[c ~ 'top_values'],
+                    }}) -%}
+                {%- endfor -%}
+            {%- endif -%}
+        {%- endfor -%}
+    {%- endfor -%}
+
+    {%- set out_columns = [] -%}
+    {%- for info in infos -%}
+        {%- if info.skipped is not none -%}
+            {%- do out_columns.append({
+                'name': info.name, 'data_type': info.data_type,
+                'non_null': none, 'distinct': none, 'distinct_approx': none,
+                'min_len': none, 'max_len': none, 'minhash': none, 'top_values': none,
+                'is_flag': false, 'skipped': info.skipped,
+            }) -%}
+        {%- else -%}
+            {%- set s = stats.get(info.pos, {}) -%}
+            {%- set non_null = schema_link__int(s.get('non_null')) or 0 -%}
+            {#- an approximate distinct count can exceed the non-null count: clamp -#}
+            {%- set n_distinct = [schema_link__int(s.get('distinct')) or 0, non_null] | min -%}
+            {%- set flag_bad = schema_link__int(s.get('flag_bad')) or 0 -%}
+            {%- set is_bool = 'bool' in ((info.data_type or '') | lower) -%}
+            {%- set minhash = s.get('minhash') -%}
+            {%- set top = none -%}
+            {%- if non_null > 0 and n_distinct <= opts.top_max_distinct and opts.top_n > 0 -%}
+                {%- set top = schema_link__top_list(s.get('top_values'), opts.top_n) -%}
+            {%- endif -%}
+            {%- do out_columns.append({
+                'name': info.name, 'data_type': info.data_type,
+                'non_null': non_null, 'distinct': n_distinct, 'distinct_approx': approx,
+                'min_len': schema_link__int(s.get('min_len')),
+                'max_len': schema_link__int(s.get('max_len')),
+                'minhash': (minhash | string) if (non_null > 0 and minhash is not none) else none,
+                'top_values': top,
+                'is_flag': is_bool or (non_null > 0 and n_distinct <= 2 and flag_bad == 0),
+                'skipped': none,
+            }) -%}
+        {%- endif -%}
+    {%- endfor -%}
+
+    {{ return({
+        'database': relation.database,
+        'schema': relation.schema,
+        'identifier': relation.identifier,
+        'relation': relation.render() | string,
+        'row_count': estimate if sampled else (counted.rows or 0),
+        'sampled': sampled,
+        'sample_percent': opts.sample_percent if sampled else none,
+        'columns': out_columns,
+    }) }}
+{% endmacro %}

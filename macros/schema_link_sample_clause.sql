@@ -1,0 +1,53 @@
+{#- The clause appended right after `from <relation>` to read a repeatable sample of about
+    `percent` percent of the rows. Redshift has no TABLESAMPLE: there it is a WHERE clause on a
+    hash of `key_expr` (canonical text of some columns), or random() when no key is given. -#}
+{% macro schema_link_sample_clause(percent, seed, key_expr=none) %}
+    {{ return(adapter.dispatch('schema_link_sample_clause', 'dbt_schema_link')(percent, seed, key_expr)) }}
+{% endmacro %}
+
+{% macro schema_link__percent_text(percent) %}
+    {%- set p = percent | float -%}
+    {%- if p <= 0 or p > 100 -%}
+        {{ exceptions.raise_compiler_error('dbt_schema_link: sample percent must be in (0, 100], got ' ~ percent) }}
+    {%- endif -%}
+    {{ return('%g' | format(p)) }}
+{% endmacro %}
+
+{% macro default__schema_link_sample_clause(percent, seed, key_expr=none) %}
+    {{ return('tablesample bernoulli (' ~ schema_link__percent_text(percent) ~ ') repeatable (' ~ (seed | int) ~ ')') }}
+{% endmacro %}
+
+{% macro duckdb__schema_link_sample_clause(percent, seed, key_expr=none) %}
+    {#- system sampling is all-or-nothing on small tables, so bernoulli -#}
+    {{ return('using sample ' ~ schema_link__percent_text(percent) ~ '% (bernoulli, ' ~ (seed | int) ~ ')') }}
+{% endmacro %}
+
+{% macro postgres__schema_link_sample_clause(percent, seed, key_expr=none) %}
+    {{ return('tablesample bernoulli (' ~ schema_link__percent_text(percent) ~ ') repeatable (' ~ (seed | int) ~ ')') }}
+{% endmacro %}
+
+{% macro databricks__schema_link_sample_clause(percent, seed, key_expr=none) %}
+    {{ return('tablesample (' ~ schema_link__percent_text(percent) ~ ' percent) repeatable (' ~ (seed | int) ~ ')') }}
+{% endmacro %}
+
+{% macro spark__schema_link_sample_clause(percent, seed, key_expr=none) %}
+    {{ return('tablesample (' ~ schema_link__percent_text(percent) ~ ' percent) repeatable (' ~ (seed | int) ~ ')') }}
+{% endmacro %}
+
+{% macro snowflake__schema_link_sample_clause(percent, seed, key_expr=none) %}
+    {{ return('sample bernoulli (' ~ schema_link__percent_text(percent) ~ ') seed (' ~ (seed | int) ~ ')') }}
+{% endmacro %}
+
+{% macro bigquery__schema_link_sample_clause(percent, seed, key_expr=none) %}
+    {#- BigQuery samples storage blocks and takes no seed -#}
+    {{ return('tablesample system (' ~ schema_link__percent_text(percent) ~ ' percent)') }}
+{% endmacro %}
+
+{% macro redshift__schema_link_sample_clause(percent, seed, key_expr=none) %}
+    {%- set threshold = ((percent | float) * 10000) | int -%}
+    {%- do schema_link__percent_text(percent) -%}
+    {%- if key_expr is none -%}
+        {{ return('where random() < ' ~ ((percent | float) / 100.0)) }}
+    {%- endif -%}
+    {{ return('where abs(mod(fnv_hash(' ~ key_expr ~ ', ' ~ (seed | int) ~ '), 1000000)) < ' ~ threshold) }}
+{% endmacro %}
