@@ -1,0 +1,80 @@
+"""`dbt-schema-link profile` end to end on the example shop project, on DuckDB and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytestmark = pytest.mark.dbt
+
+
+def _profiles(project) -> dict:
+    res = project.cli("profile", *project.project_args(), "--json")
+    data = json.loads(res.stdout)
+    assert data["format"] == "dbt_schema_link/profile_cache"
+    return {uid: entry["profile"] for uid, entry in data["relations"].items()}
+
+
+def _shape(profiles: dict) -> dict:
+    """What must be identical across warehouses: relations, column names, which are skipped/flags."""
+    return {
+        uid: sorted((c["name"].lower(), c["skipped"] is None, c["is_flag"], c["minhash"] is not None)
+                    for c in prof["columns"])
+        for uid, prof in profiles.items()
+    }
+
+
+@pytest.fixture(scope="module")
+def duck_profiles(shop_duckdb):
+    return _profiles(shop_duckdb)
+
+
+@pytest.fixture(scope="module")
+def pg_profiles(shop_postgres):
+    return _profiles(shop_postgres)
+
+
+def test_profiles_every_relation_of_the_example(duck_profiles, shop_duckdb):
+    manifest = json.loads((shop_duckdb.path / "target" / "manifest.json").read_text())
+    expected = {uid for uid, n in manifest["nodes"].items()
+                if n["resource_type"] in ("model", "seed", "snapshot") and n["package_name"] == "shop"}
+    assert set(duck_profiles) == expected
+    orders = duck_profiles["model.shop.stg_orders"]
+    cols = {c["name"]: c for c in orders["columns"]}
+    assert orders["row_count"] > 1000
+    assert len(cols["order_id"]["minhash"].split(",")) == 128
+    assert cols["status"]["top_values"] and set(cols["status"]["top_values"]) <= {
+        "pending", "open", "shipped", "closed", "cancelled"}
+    customers = {c["name"]: c for c in duck_profiles["model.shop.stg_customers"]["columns"]}
+    assert customers["is_active"]["is_flag"] is True
+    assert customers["customer_id"]["is_flag"] is False
+
+
+def test_second_run_uses_the_cache(shop_duckdb, duck_profiles):
+    res = shop_duckdb.cli("profile", *shop_duckdb.project_args())
+    assert "profiling 0 relations" in res.stderr
+
+
+def test_duckdb_and_postgres_profiles_have_the_same_structure(duck_profiles, pg_profiles):
+    assert _shape(duck_profiles) == _shape(pg_profiles)
+    for uid, duck in duck_profiles.items():
+        pg = pg_profiles[uid]
+        assert duck["row_count"] == pg["row_count"], uid
+        for dc, pc in zip(sorted(duck["columns"], key=lambda c: c["name"]), sorted(pg["columns"], key=lambda c: c["name"])):
+            # PostgreSQL counts exactly, DuckDB uses HyperLogLog: allow its error.
+            assert abs(dc["distinct"] - pc["distinct"]) <= max(2, 0.08 * pc["distinct"]), (uid, dc["name"])
+            assert dc["non_null"] == pc["non_null"], (uid, dc["name"])
+
+
+def test_missing_artifacts_give_one_line_error(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "dbt_project.yml").write_text("name: x\nversion: '1'\nprofile: x\n")
+    res = subprocess.run([sys.executable, "-m", "dbt_schema_link", "profile", "--project-dir", str(tmp_path)],
+                         capture_output=True, text=True)
+    assert res.returncode == 2
+    assert res.stderr.strip().count("\n") == 0
+    assert "manifest.json not found" in res.stderr and "dbt parse" in res.stderr
+    assert "Traceback" not in res.stderr
