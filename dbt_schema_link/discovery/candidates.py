@@ -1,0 +1,214 @@
+"""Candidate (child, parent) pairs, generated from indexes so the work grows with the number of
+columns, not with its square:
+
+* by name — dictionaries from normalized keys to columns/relations: the exact column name,
+  relation-name keys (``customer`` -> ``customers``' key), key-column heads, relation-name affixes
+  (``hero`` -> ``superhero``), and role names (``created_by`` -> tables of people / own table);
+* by value — a MinHash LSH Ensemble over the potential parents (unique-ish columns), queried once
+  per child, returns parents that probably contain the child's values even with no name signal;
+* by SQL — pairs joined in models' SQL.
+
+Blocking happens here too: never a column with itself, never a pair (or child) already declared,
+never two copies of one column (lineage), never a parent that cannot be a key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Flag, auto
+
+from dbt_schema_link.discovery.features import ColInfo, Features, RelInfo
+from dbt_schema_link.discovery.names import affixes
+from dbt_schema_link.discovery.settings import DiscoverySettings
+from dbt_schema_link.discovery.sqlfacts import SqlJoin
+from dbt_schema_link.discovery.types import TypeFamily
+from dbt_schema_link.discovery.values import ContainmentIndex
+
+#: Most parents one name lookup may add (a name shared by hundreds of unique columns).
+LOOKUP_CAP = 50
+#: An affix (prefix/suffix of a relation name) shared by more relations than this is too common
+#: to suggest anything.
+AFFIX_CAP = 8
+
+
+class Source(Flag):
+    NAME = auto()
+    VALUE = auto()
+    SQL = auto()
+
+
+@dataclass(eq=False)
+class Candidate:
+    child: ColInfo
+    parent: ColInfo
+    sources: Source
+    joins: list[SqlJoin] = field(default_factory=list)
+
+    @property
+    def key(self) -> tuple[tuple[str, str], tuple[str, str]]:
+        return (self.child.ref.key(), self.parent.ref.key())
+
+
+def can_be_parent(c: ColInfo) -> bool:
+    """Unique (or, without values, key-like by name), and not a flag, free text or blob."""
+    if c.flag or c.free_text or c.family in (TypeFamily.OTHER, TypeFamily.BOOLEAN):
+        return False
+    if c.declared_pk:
+        return True
+    if c.unique is None:
+        return c.pk_score >= 0.5
+    return c.unique
+
+
+def can_be_child(c: ColInfo) -> bool:
+    return c.family is not TypeFamily.OTHER and not c.free_text
+
+
+@dataclass
+class NameIndex:
+    by_norm: dict[str, list[ColInfo]] = field(default_factory=dict)
+    by_relation_key: dict[str, list[RelInfo]] = field(default_factory=dict)
+    by_key_head: dict[str, list[ColInfo]] = field(default_factory=dict)
+    by_affix: dict[str, list[RelInfo]] = field(default_factory=dict)
+    people: list[RelInfo] = field(default_factory=list)
+
+
+def build_name_index(features: Features) -> NameIndex:
+    index = NameIndex()
+    for c in features.columns:
+        if can_be_parent(c) and not c.parts.generic:
+            index.by_norm.setdefault(c.parts.norm, []).append(c)
+    for rel in features.relations.values():
+        if not rel.key_columns:
+            continue
+        for key in rel.names.keys:
+            index.by_relation_key.setdefault(key, []).append(rel)
+        seen_affixes: set[str] = set()
+        for key, weight in rel.names.keys.items():
+            if weight >= 0.9:
+                seen_affixes.update(affixes(key))
+        for affix in seen_affixes:
+            index.by_affix.setdefault(affix, []).append(rel)
+        for c in rel.key_columns:
+            if not c.parts.generic:
+                index.by_key_head.setdefault(c.parts.head_key, []).append(c)
+        if rel.names.people > 0:
+            index.people.append(rel)
+    for norm in [n for n, cols in index.by_norm.items()
+                 if len(cols) > AFFIX_CAP and cols[0].parts.keyness < 0.6]:
+        del index.by_norm[norm]  # "name", "created_at": unique in many relations, keys of none
+    for table in (index.by_norm, index.by_key_head):
+        for key, cols in table.items():
+            if len(cols) > LOOKUP_CAP:
+                cols.sort(key=lambda c: (-c.pk_score, c.rel.depth, str(c.ref)))
+                del cols[LOOKUP_CAP:]
+    return index
+
+
+def name_candidates(child: ColInfo, index: NameIndex, limit: int) -> list[ColInfo]:
+    """Parents whose names relate to the child's name (dictionary lookups only), at most
+    ``limit``, best first by a cheap prior (exact name, relation name, key name, affix, role)."""
+    found: dict[int, tuple[float, ColInfo]] = {}
+
+    def add(cols, prior: float) -> None:
+        for c in cols:
+            if c is child or not can_be_parent(c):
+                continue
+            old = found.get(id(c))
+            if old is None or old[0] < prior:
+                found[id(c)] = (prior, c)
+
+    parts = child.parts
+    if not parts.generic:
+        add(index.by_norm.get(parts.norm, ()), 1.0)
+    for gram, gw in parts.head_ngrams().items():
+        hits = index.by_relation_key.get(gram, ())
+        for rel in hits[:LOOKUP_CAP]:
+            add(rel.key_columns, gw * rel.names.keys[gram])
+        add(index.by_key_head.get(gram, ()), gw * 0.9)
+        if not hits and len(gram) >= 3:
+            # fuzzy fallback; an affix shared by many relations ("cust") says nothing
+            rels = index.by_affix.get(gram, ())
+            if len(rels) <= AFFIX_CAP:
+                for rel in rels:
+                    add(rel.key_columns, gw * 0.5)
+    if parts.role is not None:
+        for rel in index.people[:LOOKUP_CAP]:
+            add(rel.key_columns, 0.6 * rel.names.people)
+        add(child.rel.key_columns, 0.6)
+    ranked = sorted(found.values(), key=lambda pc: (-pc[0], -pc[1].pk_score, pc[1].rel.depth, str(pc[1].ref)))
+    return [c for _, c in ranked[:limit]]
+
+
+#: Families in which a link may rest on values alone (dates, decimals and booleans need names).
+VALUE_ONLY_FAMILIES = frozenset({TypeFamily.INTEGER, TypeFamily.TEXT, TypeFamily.UUID})
+
+
+def value_index(features: Features, settings: DiscoverySettings) -> tuple[ContainmentIndex, list[ColInfo]]:
+    """The LSH Ensemble over parents a value-only link may point at: relations' keys.
+
+    Pairs with name evidence come from the name index and get their containment estimate from
+    the signatures directly, so the LSH index only needs what names cannot find."""
+    parents = [c for c in features.columns
+               if can_be_parent(c) and c.signature is not None and c.has_values and c.is_table_key()
+               and c.family in VALUE_ONLY_FAMILIES]
+    index = ContainmentIndex(
+        ((i, c.signature, c.distinct) for i, c in enumerate(parents)),
+        k=features.k, threshold=settings.lsh_threshold, num_part=settings.lsh_num_part, m=settings.lsh_m,
+        recall_weight=settings.lsh_recall_weight,
+    )
+    return index, parents
+
+
+def _may_link_by_values(child: ColInfo) -> bool:
+    """Whether a value-only link could start at this column (see ``evidence.find_trap``): not a
+    flag, measure or its own relation's key, in a family where values alone may speak."""
+    return (child.signature is not None and child.has_values and not child.flag and can_be_child(child)
+            and child.family in VALUE_ONLY_FAMILIES and not child.parts.measure
+            and not (child.pk_score >= 0.85 and child.unique))
+
+
+def generate(features: Features, settings: DiscoverySettings, joins: list[SqlJoin],
+             skip: Callable[[ColInfo, ColInfo], bool]) -> tuple[dict, dict[str, int]]:
+    """All candidate pairs keyed by (child key, parent key), plus counts per source."""
+    out: dict[tuple, Candidate] = {}
+    counts = {"candidates_by_name": 0, "candidates_by_value": 0, "candidates_by_sql": 0}
+
+    def put(child: ColInfo, parent: ColInfo, source: Source, join: SqlJoin | None = None) -> None:
+        if child is parent or not can_be_child(child) or skip(child, parent):
+            return
+        key = (child.ref.key(), parent.ref.key())
+        cand = out.get(key)
+        if cand is None:
+            cand = out[key] = Candidate(child, parent, source)
+        else:
+            cand.sources |= source
+        if join is not None:
+            cand.joins.append(join)
+
+    if settings.use_names:
+        index = build_name_index(features)
+        for child in features.columns:
+            for parent in name_candidates(child, index, 3 * settings.max_candidates_per_child):
+                put(child, parent, Source.NAME)
+        counts["candidates_by_name"] = sum(1 for c in out.values() if c.sources & Source.NAME)
+
+    if settings.use_values and features.k:
+        lsh, parents = value_index(features, settings)
+        if len(lsh):
+            for child in features.columns:
+                if not _may_link_by_values(child):
+                    continue
+                for i in lsh.query(child.signature, child.distinct):
+                    put(child, parents[i], Source.VALUE)
+        counts["candidates_by_value"] = sum(1 for c in out.values() if c.sources & Source.VALUE)
+
+    for join in joins:
+        a, b = features.col(join.left), features.col(join.right)
+        if a is None or b is None:
+            continue
+        put(a, b, Source.SQL, join)
+        put(b, a, Source.SQL, join)
+    counts["candidates_by_sql"] = sum(1 for c in out.values() if c.sources & Source.SQL)
+    return out, counts

@@ -1,0 +1,305 @@
+"""Evidence about one (child, parent) pair, one function per signal, and the trap rules.
+
+Every function returns typed :class:`Evidence` (strength in [-1, 1]) or, for the blocking rules,
+a typed reason (:class:`Block`, :class:`Trap`) the pair cannot be a link; no string labels drive
+logic. Names are compared as normalized keys computed once in :mod:`features`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+from dbt_schema_link.discovery.features import ColInfo
+from dbt_schema_link.discovery.names import Role, affix_similarity, fuzzy_similarity
+from dbt_schema_link.discovery.records import Evidence, Signal, Trap
+from dbt_schema_link.discovery.settings import DiscoverySettings
+from dbt_schema_link.discovery.sqlfacts import SqlJoin
+from dbt_schema_link.discovery.types import Compat, TypeFamily, compatibility
+from dbt_schema_link.discovery.values import ContainmentEstimate, estimate_containment, value_space_surprise
+from dbt_schema_link.profiling.records import ContainmentResult
+
+
+class Block(Enum):
+    """Why a pair cannot be a link at all (not reported: these are the bulk of non-links)."""
+
+    TYPES = "types"  # incompatible type families
+    TYPES_NEED_VALUES = "types_need_values"  # text vs number without values that agree
+    PARENT_NOT_UNIQUE = "parent_not_unique"
+    CHILD_WIDER = "child_wider"  # child has more distinct values than the parent
+    PARENT_NOT_KEY = "parent_not_key"  # value-only link to a column that is not its table's key
+
+
+# -- names ---------------------------------------------------------------------------------
+
+def name_evidence(child: ColInfo, parent: ColInfo) -> list[Evidence]:
+    """Exact name, ``<table>_id`` patterns, role names, and fuzzy (affix/edit) similarity.
+
+    Two rules keep names honest: within one relation only hierarchy roles count (``manager_id``,
+    ``parent_category_id``; ``invoice_id`` in ``invoice_line`` does not point at
+    ``invoice_line_id``), and a column that is its own relation's key is not said to point at
+    another relation whose name it matches no better than its own (``invoice.invoice_id`` vs
+    ``invoice_line``).
+    """
+    out: list[Evidence] = []
+    cp, pp = child.parts, parent.parts
+    parent_key = parent.is_table_key()
+    prel = parent.rel
+    same = child.rel is prel
+    if cp.norm == pp.norm and not cp.generic and not same:
+        if cp.keyness >= 0.6:
+            strength = 1.0 if parent_key else 0.7
+        else:
+            strength = 0.5 if parent.unique else 0.3
+        out.append(Evidence(Signal.NAME_EXACT, strength, f"same column name {child.ref.column!r}"))
+    # within one relation names count only for a hierarchy role (parent_category_id in categories)
+    if parent_key and (not same or cp.role is Role.HIERARCHY):
+        pattern, fuzzy, via = relation_match(child, parent)
+        if child.is_table_key() and not same:
+            own_pattern, own_fuzzy, _ = relation_match(child, None)
+            if max(own_pattern, own_fuzzy) >= max(pattern, fuzzy):
+                pattern = fuzzy = 0.0  # its name is explained by its own relation
+        if pattern > 0:
+            out.append(Evidence(
+                Signal.NAME_PATTERN, pattern, f"{child.ref.column!r} names {via}, whose key is {parent.ref.column!r}",
+            ))
+        elif fuzzy >= 0.4 and not any(e.signal is Signal.NAME_EXACT for e in out):
+            out.append(Evidence(
+                Signal.NAME_FUZZY, fuzzy, f"{child.ref.column!r} resembles {via}, whose key is {parent.ref.column!r}",
+            ))
+    if cp.role is not None and parent_key:
+        people = prel.names.people
+        if cp.role is Role.PERSON:
+            strength = people
+            where = "a table of people"
+        else:
+            strength = 1.0 if same else 0.8 * people
+            where = "its own table" if same else "a table of people"
+        if strength > 0:
+            out.append(Evidence(
+                Signal.ROLE_NAME, strength,
+                f"{child.ref.column!r} is a {cp.role.value} role pointing at {where}",
+            ))
+    return out
+
+
+def relation_match(child: ColInfo, parent: ColInfo | None) -> tuple[float, float, str]:
+    """How much the child's name names the parent's relation (``parent=None``: its own).
+
+    Returns (pattern, fuzzy, how): ``pattern`` when an n-gram of the child's head equals a
+    relation-name key (``customer`` ~ ``customers``) or the key column's head; ``fuzzy`` when one is
+    a prefix/suffix of the other (``hero`` ~ ``superhero``) or they are a near-miss spelling.
+    """
+    cp = child.parts
+    rel = parent.rel if parent is not None else child.rel
+    targets = dict(rel.names.keys)
+    key_head = ""
+    if parent is not None and not parent.parts.generic:
+        key_head = parent.parts.head_key
+        targets[key_head] = max(targets.get(key_head, 0.0), 0.9)
+    fuzzy_targets = dict(rel.names.keys)
+    if key_head:  # a key column's head is weaker fuzzy evidence than the relation's name
+        fuzzy_targets[key_head] = max(fuzzy_targets.get(key_head, 0.0), 0.7)
+    pattern, fuzzy, via = 0.0, 0.0, ""
+    for gram, gw in cp.head_ngrams().items():
+        tw = targets.get(gram, 0.0)
+        if tw and gw * tw > pattern:
+            pattern = gw * tw
+            via = f"key name {parent.ref.column!r}" if gram == key_head and gram not in rel.names.keys else \
+                f"relation {rel.relation.short_name!r}"
+        if len(gram) < 3:
+            continue
+        for key, kw in fuzzy_targets.items():
+            sim = affix_similarity(gram, key)
+            if not sim:
+                ratio = fuzzy_similarity(gram, key)
+                sim = ratio if ratio >= 0.85 else 0.0
+            if sim * gw * kw > fuzzy:
+                fuzzy = sim * gw * kw
+                if not pattern:
+                    via = f"relation {rel.relation.short_name!r} ({gram} ~ {key})"
+    if cp.keyness < 0.6:  # "continent" rather than "continent_id"
+        pattern *= 0.8
+        fuzzy *= 0.8
+    return pattern, fuzzy, via
+
+
+def has_name_signal(evidence: Sequence[Evidence]) -> bool:
+    """Whether names speak for the pair (strong enough to lift the value-only trap rules)."""
+    for e in evidence:
+        if e.signal in (Signal.NAME_EXACT, Signal.NAME_PATTERN, Signal.ROLE_NAME) and e.strength >= 0.5:
+            return True
+        if e.signal is Signal.NAME_FUZZY and e.strength >= 0.6:
+            return True
+    return False
+
+
+# -- types and cardinality -----------------------------------------------------------------
+
+def type_evidence(child: ColInfo, parent: ColInfo, values_agree: bool) -> Evidence | Block:
+    compat = compatibility(child.family, parent.family)
+    if compat is Compat.NO:
+        return Block.TYPES
+    if compat is Compat.SAME:
+        return Evidence(Signal.TYPE_MATCH, 1.0, f"both {child.family.value}")
+    if compat is Compat.COMPATIBLE:
+        return Evidence(Signal.TYPE_MATCH, 0.5, f"{child.family.value} and {parent.family.value}")
+    if not values_agree:
+        return Block.TYPES_NEED_VALUES
+    return Evidence(
+        Signal.TYPE_MATCH, 0.0,
+        f"{child.family.value} and {parent.family.value}, allowed because the values agree",
+    )
+
+
+def cardinality_evidence(child: ColInfo, parent: ColInfo, settings: DiscoverySettings) -> Evidence | Block:
+    """The parent must be unique (the one side); the child may not have more distinct values."""
+    if parent.unique is False and not parent.declared_pk:
+        return Block.PARENT_NOT_UNIQUE
+    if parent.unique is None:
+        if parent.pk_score < 0.5 and not parent.declared_pk:
+            return Block.PARENT_NOT_KEY  # not profiled, and its name does not say "key" either
+        return Evidence(
+            Signal.CARDINALITY, 0.5 * parent.pk_score,
+            f"{parent.ref.column!r} looks like the key of {parent.rel.relation.short_name!r} by name (not profiled)",
+        )
+    parent_distinct = parent.distinct / parent.rel.sample_fraction
+    if child.has_values:
+        slack = settings.approx_slack if (child.profile.distinct_approx or parent.profile.distinct_approx) else 0.0
+        if child.distinct > parent_distinct * (1.0 + slack) + 1:
+            return Block.CHILD_WIDER
+        detail = (f"parent unique ({parent.distinct} distinct), child {child.distinct} distinct "
+                  f"<= parent")
+    else:
+        detail = f"parent unique ({parent.distinct} distinct); child not profiled"
+    return Evidence(Signal.CARDINALITY, 0.4 + 0.6 * parent.pk_score, detail)
+
+
+# -- values --------------------------------------------------------------------------------
+
+def containment_estimate(child: ColInfo, parent: ColInfo) -> ContainmentEstimate | None:
+    if child.signature is None or parent.signature is None or not child.has_values or not parent.has_values:
+        return None
+    est = estimate_containment(child.signature, child.distinct, parent.signature, parent.distinct)
+    fraction = parent.rel.sample_fraction
+    if fraction < 1.0:  # a sampled unique parent holds ~fraction of its values
+        est = ContainmentEstimate(
+            containment=min(1.0, est.containment / fraction), jaccard=est.jaccard,
+            jaccard_containment=min(1.0, est.jaccard_containment / fraction),
+            reliability=est.reliability * fraction, violations=est.violations,
+        )
+    return est
+
+
+def value_evidence(child: ColInfo, parent: ColInfo, est: ContainmentEstimate,
+                   settings: DiscoverySettings) -> Evidence:
+    strength = est.reliability * _ramp(est.containment, settings.min_estimated_containment)
+    return Evidence(Signal.VALUE_CONTAINMENT_ESTIMATE, strength, est.describe(child.distinct, parent.distinct))
+
+
+def exact_evidence(child: ColInfo, parent: ColInfo, result: ContainmentResult,
+                   settings: DiscoverySettings) -> Evidence:
+    c = result.containment
+    measured_here = (result.child, result.child_column.lower(), result.parent, result.parent_column.lower()) == (
+        child.ref.relation, child.ref.column.lower(), parent.ref.relation, parent.ref.column.lower())
+    where = "" if measured_here else (
+        f" (measured on the lineage copies {result.child}.{result.child_column} -> "
+        f"{result.parent}.{result.parent_column})")
+    return Evidence(
+        Signal.EXACT_CONTAINMENT, _ramp(c, settings.min_exact_containment),
+        f"verified in the warehouse: {result.matched} of {result.child_distinct} child values "
+        f"found in the parent ({c:.1%}){where}",
+    )
+
+
+def values_agree(est: ContainmentEstimate | None, exact: ContainmentResult | None,
+                 settings: DiscoverySettings) -> bool:
+    if exact is not None and exact.child_distinct:
+        return exact.containment >= settings.min_exact_containment
+    return (est is not None and est.reliability >= 0.5
+            and est.containment >= settings.min_estimated_containment)
+
+
+def _ramp(value: float, threshold: float) -> float:
+    """+1 at 1.0, 0 at ``threshold``, -1 at or below ``threshold - (1 - threshold)``."""
+    width = max(1.0 - threshold, 1e-6)
+    return max(-1.0, min(1.0, (value - threshold) / width))
+
+
+# -- dbt SQL -------------------------------------------------------------------------------
+
+def sql_evidence(joins: Sequence[SqlJoin]) -> Evidence:
+    models = sorted({j.model for j in joins})
+    clauses = sorted({j.clause.value for j in joins})
+    paths = sorted({j.path.value for j in joins})
+    shown = ", ".join(models[:3]) + (f" and {len(models) - 3} more" if len(models) > 3 else "")
+    return Evidence(
+        Signal.SQL_JOIN, 1.0,
+        f"joined in {shown} ({'/'.join(clauses)}; SQL from {'/'.join(paths)})",
+    )
+
+
+# -- traps ---------------------------------------------------------------------------------
+
+_NAMELESS_FAMILIES = frozenset({TypeFamily.INTEGER, TypeFamily.TEXT, TypeFamily.UUID})
+
+
+@dataclass(frozen=True)
+class ValueFit:
+    """How specific a child's values are: how many relations' keys contain them."""
+
+    containers: int  # distinct relations (lineage classes) whose key contains the child's values
+    tightest: bool  # this parent is the smallest of them
+    margin: float  # next-smallest container's distinct count / this parent's (inf if none)
+
+
+def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
+              settings: DiscoverySettings, fit: ValueFit | None = None) -> tuple[Trap, str] | None:
+    """The cross-product traps of value overlap (see DESIGN.md §2): flags, free text, tiny enums,
+    and value-only links that chance explains. ``None`` when the pair is not a trap.
+
+    A value-only link (no name, no SQL join) needs (1) a child domain that chance cannot explain:
+    at least ``nameless_min_child_distinct`` values, or values improbable at random
+    (``nameless_min_surprise``), and (2) specific values: only one relation's key contains them, or
+    (for a large child) this parent is the tightest container by a factor of 2 — a few small
+    numbers fit every dense id range."""
+    named = has_name_signal(evidence)
+    joined = any(e.signal is Signal.SQL_JOIN for e in evidence)
+    if parent.flag or (child.flag and not (named and parent.pk_score >= 0.8)):
+        return Trap.FLAG_PAIR, "flag/boolean columns overlap with any other flag"
+    if parent.free_text or child.free_text:
+        which = parent if parent.free_text else child
+        return Trap.FREE_TEXT, f"{which.label} is near-unique free text (values up to {which.profile.max_len} chars)"
+    if (child.has_values and parent.has_values and not joined and not parent.is_table_key()
+            and child.distinct <= settings.enum_max_distinct
+            and parent.distinct <= settings.enum_max_distinct):
+        return Trap.SHARED_ENUM, (f"both are tiny enums ({child.distinct} and {parent.distinct} values) "
+                                  f"and {parent.label} is not its relation's key")
+    if named or joined:
+        return None
+    # value-only: chance must not explain the overlap
+    if child.family not in _NAMELESS_FAMILIES or parent.family not in _NAMELESS_FAMILIES:
+        return Trap.VALUE_TYPE, f"value-only links on {child.family.value} columns need name evidence"
+    if child.pk_score >= 0.85 and child.unique:  # named as its own relation's key (id, <table>_id)
+        return Trap.KEY_TO_KEY, f"{child.label} is its own relation's key; keys numbered alike overlap"
+    if child.parts.measure:
+        return Trap.MEASURE, f"{child.label} is a quantity whose values fall inside a key range"
+    if child.has_values and parent.has_values:
+        prof = child.profile
+        surprise = value_space_surprise(
+            child.distinct, prof.min_len, prof.max_len, parent.distinct,
+            numeric=child.numeric_values or parent.numeric_values,
+        )
+        big = child.distinct >= settings.nameless_min_child_distinct
+        if not big and surprise < settings.nameless_min_surprise:
+            return Trap.SMALL_SUBSET, (
+                f"{child.distinct} values inside {parent.distinct} parent keys would match by chance "
+                f"(chance ~1e-{surprise:.1f}) and no name says they join"
+            )
+        if fit is not None and fit.containers > 1 and not (big and fit.tightest and fit.margin >= 2.0):
+            return Trap.AMBIGUOUS, (
+                f"the values of {child.label} fit the keys of {fit.containers} relations and no name "
+                f"says which one it references"
+            )
+    return None

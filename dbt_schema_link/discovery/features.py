@@ -1,0 +1,243 @@
+"""Per-relation and per-column features that every later stage reads: name parts, type family,
+profile statistics, key-ness (how much a column looks like its relation's primary key), flags,
+free text, MinHash signature, DAG depth. Built once, in one pass over the project."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dbt_schema_link.artifacts.records import ColumnRef, Project, Relation, ResourceType
+from dbt_schema_link.discovery.names import NameParts, RelationNames, analyse_column, analyse_relation
+from dbt_schema_link.discovery.settings import DiscoverySettings
+from dbt_schema_link.discovery.types import TypeFamily, family_of
+from dbt_schema_link.profiling.records import ColumnProfile, ProfileSet, RelationProfile
+
+#: Values that make a two-valued column a flag.
+FLAG_VALUES = frozenset({"0", "1", "t", "f", "true", "false", "y", "n", "yes", "no", "-1", "on", "off"})
+
+
+@dataclass(eq=False)
+class RelInfo:
+    uid: str
+    relation: Relation
+    names: RelationNames
+    profile: RelationProfile | None
+    has_data: bool  # profiled and at least one row
+    depth: int  # DAG depth: sources/seeds 0, a model 1 + its deepest parent
+    columns: list[ColInfo] = field(default_factory=list)
+    key_columns: list[ColInfo] = field(default_factory=list)  # its primary-key candidates
+
+    @property
+    def row_count(self) -> int:
+        return self.profile.row_count if self.profile else 0
+
+    @property
+    def sample_fraction(self) -> float:
+        """Fraction of rows the profile saw (1.0 unless sampled)."""
+        if self.profile and self.profile.sampled and self.profile.sample_percent:
+            return max(1e-6, min(1.0, self.profile.sample_percent / 100.0))
+        return 1.0
+
+
+@dataclass(eq=False)
+class ColInfo:
+    ref: ColumnRef
+    rel: RelInfo
+    position: int
+    parts: NameParts
+    family: TypeFamily
+    profile: ColumnProfile | None  # None when not profiled or its relation has no rows
+    signature: np.ndarray | None
+    unique: bool | None = None  # None: unknown (no values)
+    flag: bool = False
+    free_text: bool = False
+    numeric_values: bool = False  # values are digits (integer type, or text that holds numbers)
+    pk_score: float = 0.0  # 0..1 how much this is its relation's primary key
+    declared_pk: bool = False
+
+    @property
+    def has_values(self) -> bool:
+        return self.profile is not None and self.profile.non_null > 0
+
+    @property
+    def distinct(self) -> int:
+        return self.profile.distinct if self.profile else 0
+
+    @property
+    def label(self) -> str:
+        return f"{self.rel.relation.short_name}.{self.ref.column}"
+
+    def is_table_key(self) -> bool:
+        return any(c is self for c in self.rel.key_columns)
+
+
+@dataclass
+class Features:
+    relations: dict[str, RelInfo]
+    columns: list[ColInfo]
+    by_ref: dict[tuple[str, str], ColInfo]
+    k: int  # MinHash signature size (0 without profiles)
+
+    def col(self, ref: ColumnRef) -> ColInfo | None:
+        return self.by_ref.get(ref.key())
+
+
+def build_features(project: Project, profiles: ProfileSet | None, settings: DiscoverySettings) -> Features:
+    depths = relation_depths(project)
+    use_values = settings.use_values and profiles is not None
+    k = profiles.k if use_values and profiles else 0
+    relations: dict[str, RelInfo] = {}
+    columns: list[ColInfo] = []
+    for uid in sorted(project.relations):
+        rel = project.relations[uid]
+        if not rel.enabled:
+            continue
+        prof = profiles.relations.get(uid) if use_values and profiles else None
+        names = analyse_relation(_relation_names(rel), settings.table_prefixes)
+        info = RelInfo(
+            uid=uid, relation=rel, names=names, profile=prof,
+            has_data=prof is not None and prof.row_count > 0, depth=depths.get(uid, 0),
+        )
+        relations[uid] = info
+        for position, col in enumerate(sorted(rel.columns.values(), key=lambda c: (c.index, c.name.lower()))):
+            cprof = prof.column(col.name) if prof is not None else None
+            if cprof is not None and (cprof.skipped or not info.has_data):
+                cprof = None
+            family = family_of(col.data_type or (cprof.data_type if cprof else None))
+            sig = None
+            if cprof is not None and cprof.minhash and k and len(cprof.minhash) == k:
+                sig = np.asarray(cprof.minhash, dtype=np.uint64)
+            ci = ColInfo(
+                ref=ColumnRef(uid, col.name), rel=info, position=position,
+                parts=analyse_column(col.name), family=family, profile=cprof, signature=sig,
+            )
+            info.columns.append(ci)
+            columns.append(ci)
+        _classify_columns(info, settings)
+    by_ref = {c.ref.key(): c for c in columns}
+    return Features(relations=relations, columns=columns, by_ref=by_ref, k=k)
+
+
+def _relation_names(rel: Relation) -> list[str]:
+    out = [rel.identifier, rel.short_name]
+    if rel.resource_type is not ResourceType.SOURCE:
+        out.append(rel.name)
+    return [n for n in out if n]
+
+
+def _classify_columns(info: RelInfo, settings: DiscoverySettings) -> None:
+    declared = {c.lower() for c in info.relation.primary_key}
+    single_declared = len(declared) == 1
+    for ci in info.columns:
+        prof = ci.profile
+        ci.flag = _is_flag(ci, settings)
+        if prof is not None and prof.non_null > 0:
+            slack = settings.approx_slack if prof.distinct_approx else 0.0
+            null_frac = info.profile.null_fraction(ci.ref.column) if info.profile else 0.0
+            ci.unique = (
+                prof.uniqueness >= settings.parent_min_uniqueness - slack
+                and null_frac <= settings.parent_max_null_fraction
+            )
+            top = prof.top_values or ()
+            ci.numeric_values = ci.family in (TypeFamily.INTEGER, TypeFamily.DECIMAL) or (
+                bool(top) and all(_is_number(v) for v in top)
+            )
+            ci.free_text = (
+                ci.family in (TypeFamily.TEXT, TypeFamily.UNKNOWN)
+                and (prof.max_len or 0) > settings.free_text_min_len
+                and ci.parts.keyness < 0.5
+            )
+        else:
+            ci.numeric_values = ci.family in (TypeFamily.INTEGER, TypeFamily.DECIMAL)
+        ci.declared_pk = single_declared and ci.ref.column.lower() in declared
+        ci.pk_score = _pk_score(ci)
+    best = max((c.pk_score for c in info.columns), default=0.0)
+    if best >= 0.5:
+        info.key_columns = [c for c in info.columns if c.pk_score >= best - 0.05 and c.pk_score >= 0.5]
+
+
+def _pk_score(ci: ColInfo) -> float:
+    """How much ``ci`` looks like its relation's primary key: declared 1.0; by name (``id``,
+    ``<table>_id``, abbreviations like ``ContId`` in ``continents``) and position; 0 when the values
+    show it is not unique or it is a flag/free text."""
+    if ci.declared_pk:
+        return 1.0
+    if ci.unique is False or ci.flag or ci.free_text or ci.family in (TypeFamily.BOOLEAN, TypeFamily.OTHER):
+        return 0.0
+    parts = ci.parts
+    names = ci.rel.names
+    first = ci.position == 0
+    if parts.keyness >= 0.6:
+        if parts.generic:
+            score = 0.95 if first else 0.85
+        elif parts.head_key in names.keys and names.keys[parts.head_key] >= 0.9:
+            score = 0.95
+        elif names.abbreviates(parts.head_key) or parts.head_key in names.keys:
+            score = 0.85
+        elif parts.role is not None:
+            score = 0.1  # created_by, manager_id: references to other rows
+        elif first:
+            score = 0.8
+        else:
+            score = 0.5
+    elif first and parts.role is None and not parts.measure:
+        score = 0.4
+    else:
+        score = 0.1
+    if ci.unique is None:  # no values: the name is all we have
+        score *= 0.9
+    return score
+
+
+def _is_flag(ci: ColInfo, settings: DiscoverySettings) -> bool:
+    if ci.family is TypeFamily.BOOLEAN:
+        return True
+    prof = ci.profile
+    if prof is None:
+        return ci.parts.flag_name and ci.parts.keyness == 0.0
+    if prof.is_flag:
+        return True
+    if prof.non_null > 0 and prof.distinct <= settings.flag_max_distinct:
+        top = prof.top_values
+        if top and all(v.strip().lower() in FLAG_VALUES for v in top):
+            return True
+        if ci.parts.flag_name:
+            return True
+    return False
+
+
+def _is_number(text: str) -> bool:
+    t = text.strip()
+    if t.startswith("-"):
+        t = t[1:]
+    return bool(t) and t.replace(".", "", 1).isdigit()
+
+
+def relation_depths(project: Project) -> dict[str, int]:
+    """DAG depth of each relation (sources/seeds 0), iteratively (no recursion limit)."""
+    parents: dict[str, list[str]] = {}
+    for uid, rel in project.relations.items():
+        ps = project.parent_map.get(uid) if project.parent_map else None
+        parents[uid] = [p for p in (ps if ps is not None else rel.depends_on) if p in project.relations]
+    depth: dict[str, int] = {}
+    for start in sorted(project.relations):
+        if start in depth:
+            continue
+        stack = [(start, False)]
+        on_path: set[str] = set()
+        while stack:
+            node, done = stack.pop()
+            if done:
+                on_path.discard(node)
+                depth[node] = 1 + max((depth.get(p, 0) for p in parents[node]), default=-1)
+                continue
+            if node in depth or node in on_path:
+                continue
+            on_path.add(node)
+            stack.append((node, True))
+            for p in parents[node]:
+                if p not in depth and p not in on_path:
+                    stack.append((p, False))
+    return depth

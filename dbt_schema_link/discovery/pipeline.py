@@ -1,0 +1,566 @@
+"""``discover()``: the join-discovery pipeline, cheap to expensive.
+
+features -> declared links and SQL facts (joins, lineage) -> candidates (names, LSH, SQL) ->
+evidence and traps -> scores -> bounded exact verification (injected ``verify``) -> rescoring ->
+one parent domain per child -> lineage collapse -> value domains -> :class:`LinkSet`.
+
+The function is pure apart from calling ``verify`` and ``progress``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from dbt_schema_link.artifacts.records import ColumnRef, LinkOrigin, Project, ResourceType
+from dbt_schema_link.discovery.candidates import Candidate, generate
+from dbt_schema_link.discovery.domains import AnchorRank, PairRank, UnionFind, canonical_pair, choose_anchor
+from dbt_schema_link.discovery.evidence import (
+    Block, ValueFit, cardinality_evidence, containment_estimate, exact_evidence, find_trap,
+    has_name_signal, name_evidence, sql_evidence, type_evidence, value_evidence, values_agree,
+)
+from dbt_schema_link.discovery.features import ColInfo, Features, build_features
+from dbt_schema_link.discovery.records import (
+    Cardinality, Domain, Evidence, Link, LinkKind, LinkSet, Rejection, Signal, Trap, round4,
+)
+from dbt_schema_link.discovery.render import SqlPath
+from dbt_schema_link.discovery.scoring import score
+from dbt_schema_link.discovery.settings import DiscoverySettings
+from dbt_schema_link.discovery.sqlfacts import SqlFacts, extract_sql_facts
+from dbt_schema_link.discovery.values import ContainmentEstimate
+from dbt_schema_link.profiling.records import ContainmentResult, ProfileSet
+
+Pair = tuple[ColumnRef, ColumnRef]
+#: Exact containment measured in the warehouse for (child, parent) pairs; I/O stays outside.
+Verifier = Callable[[Sequence[Pair]], Mapping[Pair, ContainmentResult]]
+
+#: A child is moved from a parent that is itself a foreign key to that key's parent when the
+#: direct link's confidence is at most this much lower.
+ROOT_MARGIN = 0.15
+
+_ORIGIN_SIGNAL = {
+    LinkOrigin.RELATIONSHIPS_TEST: Signal.DECLARED_TEST,
+    LinkOrigin.RELATIONSHIPS_WHERE_TEST: Signal.DECLARED_TEST,
+    LinkOrigin.FK_CONSTRAINT: Signal.DECLARED_CONSTRAINT,
+    LinkOrigin.SEMANTIC_ENTITY: Signal.SEMANTIC_ENTITY,
+}
+
+
+@dataclass(eq=False)
+class Scored:
+    cand: Candidate
+    evidence: tuple[Evidence, ...]
+    confidence: float  # for a pending TYPES_NEED_VALUES block: the confidence if values agree
+    block: Block | None
+    trap: tuple[Trap, str] | None
+    estimate: ContainmentEstimate | None
+    exact: ContainmentResult | None
+
+
+def discover(project: Project, profiles: ProfileSet | None, settings: DiscoverySettings | None = None,
+             verify: Verifier | None = None,
+             progress: Callable[[str], None] | None = None) -> LinkSet:
+    """Find how the project's relations join.
+
+    ``profiles`` (``None``: names, types, SQL and declared links only) come from the
+    ``link_schemas`` macro; ``verify`` (``None``: no exact checks) measures exact containment of
+    (child, parent) pairs in the warehouse and is called once, with at most
+    ``settings.max_verify_total`` pairs; ``progress`` receives one-line messages. Pure otherwise:
+    the same inputs give the same :class:`LinkSet`. See the module docstring for the stages.
+    """
+    settings = settings or DiscoverySettings()
+    say = progress or (lambda _msg: None)
+    started = time.perf_counter()
+    notes: list[str] = []
+    counts: dict[str, int] = {}
+
+    features = build_features(project, profiles, settings)
+    counts["relations"] = len(features.relations)
+    counts["columns"] = len(features.columns)
+    counts["columns_profiled"] = sum(1 for c in features.columns if c.has_values)
+    say(f"discovery: {counts['columns']} columns in {counts['relations']} relations "
+        f"({counts['columns_profiled']} profiled)")
+    if profiles is None or not settings.use_values:
+        notes.append("no profiles: links rest on names, types, SQL and declared tests only")
+
+    # -- dbt facts: declared links, SQL joins and lineage -----------------------------------
+    declared = _declared_links(project, features)
+    facts = extract_sql_facts(project) if settings.use_sql else SqlFacts()
+    for path in SqlPath:
+        if facts.paths.get(path):
+            counts[f"sql_models_{path.value}"] = facts.paths[path]
+    if facts.failures:
+        counts["sql_failures"] = len(facts.failures)
+        shown = "; ".join(f"{uid} ({msg})" for uid, msg in facts.failures[:3])
+        notes.append(f"{len(facts.failures)} model(s) SQL could not be parsed: {shown}")
+    lineage_uf = UnionFind()
+    for copy in facts.copies:
+        lineage_uf.union(copy.column.key(), copy.source.key())
+    say(f"discovery: {len(declared)} declared links, {len(facts.joins)} SQL joins, "
+        f"{len(facts.copies)} lineage copies")
+
+    cls = lineage_uf.find
+    declared_pairs = {(link.child.key(), link.parent.key()) for link in declared}
+    declared_classes = {(cls(link.child.key()), cls(link.parent.key())) for link in declared}
+    declared_child_classes = {c for c, _ in declared_classes}
+
+    def skip(child: ColInfo, parent: ColInfo) -> bool:
+        """Declared pairs (either way), copies of one column, and — through lineage — copies of
+        declared pairs and children that already have a declared parent."""
+        ck, pk = child.ref.key(), parent.ref.key()
+        if (ck, pk) in declared_pairs or (pk, ck) in declared_pairs:
+            return True
+        if lineage_uf.same(ck, pk):
+            return True  # two copies of one column: lineage, not a join
+        if not settings.collapse_lineage:
+            return False
+        c, p = cls(ck), cls(pk)
+        return c in declared_child_classes or (p, c) in declared_classes
+
+    # -- candidates and evidence ------------------------------------------------------------
+    cands, cand_counts = generate(features, settings, facts.joins, skip)
+    counts.update(cand_counts)
+    counts["candidates"] = len(cands)
+    say(f"discovery: {len(cands)} candidate pairs "
+        f"({cand_counts['candidates_by_name']} by name, {cand_counts['candidates_by_value']} by value, "
+        f"{cand_counts['candidates_by_sql']} from SQL)")
+    estimates = {key: containment_estimate(c.child, c.parent) if settings.use_values else None
+                 for key, c in cands.items()}
+    fits = _value_fits(cands, estimates, {}, settings, lineage_uf)
+    scored = {key: _evaluate(cand, settings, estimates[key], fits.get(key)) for key, cand in cands.items()}
+    scored = _cap_per_child(scored, settings.max_candidates_per_child)
+
+    # -- exact verification (bounded) -------------------------------------------------------
+    if verify is not None and settings.max_verify_total > 0 and settings.max_verify_per_child > 0:
+        chosen = _pairs_to_verify(scored, settings, lineage_uf)
+        if chosen:
+            say(f"discovery: verifying {len(chosen)} pairs in the warehouse")
+            results = verify([(s.cand.child.ref, s.cand.parent.ref) for s in chosen])
+            by_key = {(c.key(), p.key()): r for (c, p), r in (results or {}).items()}
+            measured = {s.cand.key: by_key[s.cand.key] for s in chosen if s.cand.key in by_key}
+            exacts = _share_with_copies(measured, scored, lineage_uf)
+            fits = _value_fits(cands, estimates, exacts, settings, lineage_uf)
+            for key, s in list(scored.items()):
+                scored[key] = _evaluate(s.cand, settings, estimates[key], fits.get(key), exacts.get(key))
+            counts["verified_pairs"] = len(measured)
+    elif verify is None and features.k:
+        notes.append("no verifier: value containment is estimated from MinHash signatures only")
+
+    # -- selection, lineage collapse, domains -----------------------------------------------
+    inferred, rejected = _select(scored, settings, lineage_uf)
+    lineage_links = _lineage_links(facts, features)
+    links = declared + inferred + lineage_links
+    links, domains = _assign_domains(links, features, lineage_uf)
+    counts["declared_links"] = len(declared)
+    counts["inferred_links"] = len(inferred)
+    counts["lineage_links"] = len(lineage_links)
+    counts["rejected_traps"] = len(rejected)
+    counts["domains"] = len(domains)
+    result = LinkSet(
+        links=links, domains=domains, rejected=rejected, settings=settings, counts=counts,
+        notes=notes, project_name=project.project_name,
+    )
+    result.sort()
+    say(f"discovery: {len(inferred)} inferred, {len(declared)} declared, {len(lineage_links)} lineage "
+        f"links in {time.perf_counter() - started:.1f}s")
+    return result
+
+
+# -- evaluation --------------------------------------------------------------------------------
+
+def _value_fits(cands: dict, estimates: dict, exacts: dict, settings: DiscoverySettings,
+                lineage_uf: UnionFind) -> dict:
+    """For every candidate, how specific the child's values are (see ``ValueFit``)."""
+    containers: dict[tuple, dict[object, int]] = {}
+    for key, cand in cands.items():
+        parent = cand.parent
+        if not parent.is_table_key() or not parent.has_values:
+            continue
+        if not values_agree(estimates.get(key), exacts.get(key), settings):
+            continue
+        per_class = containers.setdefault(cand.child.ref.key(), {})
+        cls = lineage_uf.find(parent.ref.key())
+        per_class[cls] = min(per_class.get(cls, parent.distinct), parent.distinct)
+    fits = {}
+    for key, cand in cands.items():
+        per_class = containers.get(cand.child.ref.key())
+        if not per_class:
+            continue
+        own = lineage_uf.find(cand.parent.ref.key())
+        mine = per_class.get(own, cand.parent.distinct)
+        others = [n for cls, n in per_class.items() if cls != own]
+        nearest = min(others) if others else None
+        fits[key] = ValueFit(
+            containers=len(per_class) if own in per_class else len(per_class) + 1,
+            tightest=nearest is None or mine <= nearest,
+            margin=float("inf") if nearest is None else nearest / max(mine, 1),
+        )
+    return fits
+
+
+def _evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstimate | None,
+              fit: ValueFit | None, exact: ContainmentResult | None = None) -> Scored:
+    child, parent = cand.child, cand.parent
+    evidence: list[Evidence] = []
+    if settings.use_names:
+        evidence += name_evidence(child, parent)
+    if cand.joins:
+        evidence.append(sql_evidence(cand.joins))
+    named = has_name_signal(evidence)
+    joined = bool(cand.joins)
+    block: Block | None = None
+    pending = False
+    typed = type_evidence(child, parent, values_agree(est, exact, settings))
+    if typed is Block.TYPES_NEED_VALUES:
+        pending = True
+        evidence.append(Evidence(Signal.TYPE_MATCH, 0.0, f"{child.family.value} and {parent.family.value}: "
+                                                          "the values must agree"))
+    elif isinstance(typed, Block):
+        block = typed
+    else:
+        evidence.append(typed)
+    card = cardinality_evidence(child, parent, settings)
+    if isinstance(card, Block):
+        block = block or card
+    else:
+        evidence.append(card)
+    if est is not None:
+        evidence.append(value_evidence(child, parent, est, settings))
+    if exact is not None and exact.child_distinct:
+        evidence.append(exact_evidence(child, parent, exact, settings))
+    if not named and not joined and block is None:
+        if not parent.is_table_key() or child.rel is parent.rel:
+            block = Block.PARENT_NOT_KEY  # value-only links go to another relation's key
+        elif est is None and exact is None:
+            block = Block.PARENT_NOT_KEY  # nothing but a type match
+    trap = find_trap(child, parent, evidence, settings, fit) if block is None else None
+    confidence, scored_evidence = score(evidence)
+    if pending and block is None:
+        block = Block.TYPES_NEED_VALUES
+    return Scored(cand, scored_evidence, confidence, block, trap, est, exact)
+
+
+def _cap_per_child(scored: dict, cap: int) -> dict:
+    by_child: dict[tuple, list[Scored]] = {}
+    for s in scored.values():
+        by_child.setdefault(s.cand.child.ref.key(), []).append(s)
+    out = {}
+    for items in by_child.values():
+        items.sort(key=lambda s: (-_rank_value(s), str(s.cand.parent.ref)))
+        for s in items[:cap]:
+            out[s.cand.key] = s
+    return out
+
+
+def _rank_value(s: Scored) -> float:
+    """Order of candidates of one child: usable ones first, by confidence."""
+    if s.block in (None, Block.TYPES_NEED_VALUES) and s.trap is None:
+        return 1.0 + s.confidence
+    return s.confidence if s.block is None else 0.0
+
+
+def _pairs_to_verify(scored: dict, settings: DiscoverySettings, lineage_uf: UnionFind) -> list[Scored]:
+    """The pairs worth an exact check: usable, not traps, scoring at least
+    ``verify_min_confidence``; one per lineage group (the pair that would be kept), at most
+    ``max_verify_per_child`` per child and ``max_verify_total`` in all, best first."""
+    groups: dict[tuple, list[Scored]] = {}
+    for s in scored.values():
+        if (s.exact is None and s.trap is None and s.block in (None, Block.TYPES_NEED_VALUES)
+                and s.confidence >= settings.verify_min_confidence):
+            key = (lineage_uf.find(s.cand.child.ref.key()), lineage_uf.find(s.cand.parent.ref.key()))
+            groups.setdefault(key, []).append(s)
+    representatives = []
+    for members in groups.values():
+        members.sort(key=lambda s: (str(s.cand.child.ref), str(s.cand.parent.ref)))
+        representatives.append(members[canonical_pair([_pair_rank(s) for s in members])])
+    representatives.sort(key=lambda s: (-s.confidence, str(s.cand.child.ref), str(s.cand.parent.ref)))
+    chosen: list[Scored] = []
+    per_child: dict[object, int] = {}
+    for s in representatives:
+        if len(chosen) >= settings.max_verify_total:
+            break
+        child_class = lineage_uf.find(s.cand.child.ref.key())
+        if per_child.get(child_class, 0) >= settings.max_verify_per_child:
+            continue
+        per_child[child_class] = per_child.get(child_class, 0) + 1
+        chosen.append(s)
+    return chosen
+
+
+def _share_with_copies(measured: dict, scored: dict, lineage_uf: UnionFind) -> dict:
+    """An exact result measured on one pair holds for its lineage copies (same child class, same
+    parent class: pass-through copies of the same columns), so it is applied to all of them."""
+    def group(key: tuple) -> tuple:
+        return (lineage_uf.find(key[0]), lineage_uf.find(key[1]))
+
+    by_group = {group(key): result for key, result in measured.items()}
+    out = dict(measured)
+    for key in scored:
+        if key not in out and group(key) in by_group:
+            out[key] = by_group[group(key)]
+    return out
+
+
+def _pair_rank(s: Scored) -> PairRank:
+    return PairRank(s.cand.child.rel.depth, s.cand.parent.rel.depth,
+                    _is_model(s.cand.child) and _is_model(s.cand.parent), s.confidence,
+                    f"{s.cand.child.ref} -> {s.cand.parent.ref}")
+
+
+# -- selection -----------------------------------------------------------------------------
+
+def _select(scored: dict, settings: DiscoverySettings,
+            lineage_uf: UnionFind) -> tuple[list[Link], list[Rejection]]:
+    """Accepted candidates -> one link per (child lineage class, chosen parent class)."""
+    ok = [s for s in scored.values() if s.block is None and s.trap is None
+          and s.confidence >= settings.min_confidence]
+    # orientation: of a->b and b->a keep the better
+    best_of_pair: dict[frozenset, Scored] = {}
+    for s in ok:
+        pair = frozenset((s.cand.child.ref.key(), s.cand.parent.ref.key()))
+        other = best_of_pair.get(pair)
+        if other is None or _better(s, other):
+            best_of_pair[pair] = s
+    ok = list(best_of_pair.values())
+
+    cls = lineage_uf.find
+    # group candidates by (child class, parent class)
+    groups: dict[tuple, list[Scored]] = {}
+    for s in ok:
+        groups.setdefault((cls(s.cand.child.ref.key()), cls(s.cand.parent.ref.key())), []).append(s)
+    by_child_class: dict[object, list[tuple]] = {}
+    for gkey in groups:
+        by_child_class.setdefault(gkey[0], []).append(gkey)
+
+    def group_rank(gkey: tuple) -> tuple:
+        best = max(groups[gkey], key=_sort_key)
+        return _sort_key(best)
+
+    chosen: dict[object, list[tuple]] = {}
+    for child_class, gkeys in by_child_class.items():
+        gkeys.sort(key=group_rank, reverse=True)
+        chosen[child_class] = gkeys[: settings.max_parents_per_child]
+    # orientation across lineage copies: of A -> B and B -> A (seen on different copies) keep one
+    for child_class in sorted(chosen, key=str):
+        for gkey in list(chosen[child_class]):
+            reverse = (gkey[1], gkey[0])
+            if reverse in chosen.get(gkey[1], ()) and group_rank(reverse) > group_rank(gkey):
+                chosen[child_class].remove(gkey)
+
+    # prefer the root of a chain: c -> p where p -> g is itself chosen and c -> g is a candidate
+    # nearly as good (two foreign keys of one parent join, but the FK -> key link is the one)
+    def group_conf(gkey: tuple) -> float:
+        return max(s.confidence for s in groups[gkey])
+
+    for _ in range(4):
+        changed = False
+        for child_class, gkeys in chosen.items():
+            new = []
+            for gkey in gkeys:
+                parent_class = gkey[1]
+                target = gkey
+                for up in chosen.get(parent_class, ()):
+                    alt = (child_class, up[1])
+                    if (alt in groups and alt != gkey and up[1] != child_class
+                            and group_conf(alt) >= group_conf(gkey) - ROOT_MARGIN):
+                        target = alt
+                        break
+                changed |= target != gkey
+                if target not in new:
+                    new.append(target)
+            chosen[child_class] = new
+        if not changed:
+            break
+
+    links: list[Link] = []
+    for child_class in sorted(chosen, key=str):
+        for gkey in chosen[child_class]:
+            members = sorted(groups[gkey], key=lambda s: (str(s.cand.child.ref), str(s.cand.parent.ref)))
+            if not settings.collapse_lineage:
+                links.extend(_inferred_link(s, ()) for s in members)
+                continue
+            keep = members[canonical_pair([_pair_rank(s) for s in members])]
+            collapsed = tuple((s.cand.child.ref, s.cand.parent.ref) for s in members if s is not keep)
+            links.append(_inferred_link(keep, collapsed))
+
+    rejected = _rejections(scored, settings, links, lineage_uf)
+    return links, rejected
+
+
+def _is_model(col: ColInfo) -> bool:
+    return col.rel.relation.resource_type is ResourceType.MODEL
+
+
+def _sort_key(s: Scored) -> tuple:
+    child, parent = s.cand.child, s.cand.parent
+    coverage = child.distinct / parent.distinct if parent.distinct and child.distinct else 0.0
+    return (round(s.confidence, 6), round(coverage, 6), round(parent.pk_score, 6), -parent.rel.depth,
+            _reverse_text(str(parent.ref)))
+
+
+def _reverse_text(text: str) -> tuple:
+    return tuple(-ord(ch) for ch in text)  # so that max() prefers the alphabetically first
+
+
+def _better(a: Scored, b: Scored) -> bool:
+    ka = (round(a.confidence, 6), a.cand.parent.pk_score, -a.cand.child.pk_score)
+    kb = (round(b.confidence, 6), b.cand.parent.pk_score, -b.cand.child.pk_score)
+    if ka != kb:
+        return ka > kb
+    return str(a.cand.parent.ref) < str(b.cand.parent.ref)
+
+
+def _cardinality(child: ColInfo) -> Cardinality:
+    if child.unique is not None:
+        return Cardinality.ONE_TO_ONE if child.unique else Cardinality.MANY_TO_ONE
+    return Cardinality.ONE_TO_ONE if child.pk_score >= 0.8 else Cardinality.MANY_TO_ONE
+
+
+def _inferred_link(s: Scored, collapsed: tuple) -> Link:
+    return Link(
+        child=s.cand.child.ref, parent=s.cand.parent.ref, kind=LinkKind.INFERRED,
+        confidence=round4(s.confidence), cardinality=_cardinality(s.cand.child),
+        evidence=_ordered(s.evidence), collapsed=tuple(sorted(collapsed)),
+    )
+
+
+def _ordered(evidence: tuple[Evidence, ...]) -> tuple[Evidence, ...]:
+    """Evidence in Signal order, numbers at links.json precision."""
+    order = {sig: i for i, sig in enumerate(Signal)}
+    return tuple(
+        Evidence(e.signal, round4(e.strength), e.detail, round4(e.contribution))
+        for e in sorted(evidence, key=lambda e: (order[e.signal], e.detail))
+    )
+
+
+def _rejections(scored: dict, settings: DiscoverySettings, links: list[Link],
+                lineage_uf: UnionFind) -> list[Rejection]:
+    """Trap rejections worth reporting: the best one per child lineage class that got no link
+    (a trap that lost to a real link changed nothing), leaving out keys that are parents of links."""
+    cls = lineage_uf.find
+    linked_children = {cls(link.child.key()) for link in links}
+    linked_children |= {cls(c.key()) for link in links for c, _ in link.collapsed}
+    parents = {cls(link.parent.key()) for link in links}
+    best: dict[object, Scored] = {}
+    for s in scored.values():
+        if s.trap is None or s.block is not None or s.confidence < settings.min_confidence:
+            continue
+        child_class = cls(s.cand.child.ref.key())
+        if child_class in linked_children or (s.trap[0] is Trap.KEY_TO_KEY and child_class in parents):
+            continue
+        if child_class not in best or _sort_key(s) > _sort_key(best[child_class]):
+            best[child_class] = s
+    items = sorted(best.values(), key=lambda s: (-s.confidence, str(s.cand.child.ref)))
+    return [
+        Rejection(s.cand.child.ref, s.cand.parent.ref, s.trap[0], s.trap[1], round4(s.confidence))
+        for s in items[: settings.max_rejected_reported]
+    ]
+
+
+# -- declared and lineage links ----------------------------------------------------------------
+
+def _declared_links(project: Project, features: Features) -> list[Link]:
+    merged: dict[tuple, list] = {}
+    for d in project.declared_links:
+        merged.setdefault((d.child.key(), d.parent.key()), []).append(d)
+    out: list[Link] = []
+    for key in sorted(merged):
+        items = merged[key]
+        first = items[0]
+        origins = tuple(sorted({d.origin for d in items}, key=lambda o: o.value))
+        evidence = tuple(
+            Evidence(_ORIGIN_SIGNAL[o], 1.0, _origin_detail(o, [d.source_id for d in items if d.origin is o]))
+            for o in origins
+        )
+        child = features.col(first.child)
+        out.append(Link(
+            child=first.child, parent=first.parent, kind=LinkKind.DECLARED, confidence=1.0,
+            cardinality=_cardinality(child) if child else Cardinality.MANY_TO_ONE,
+            evidence=_ordered(evidence), origins=origins,
+        ))
+    return out
+
+
+def _origin_detail(origin: LinkOrigin, sources: list) -> str:
+    ids = sorted(s for s in sources if s)
+    what = {
+        LinkOrigin.RELATIONSHIPS_TEST: "relationships test",
+        LinkOrigin.RELATIONSHIPS_WHERE_TEST: "relationships_where test",
+        LinkOrigin.FK_CONSTRAINT: "foreign_key constraint",
+        LinkOrigin.SEMANTIC_ENTITY: "semantic model entity",
+    }[origin]
+    return f"declared by {what}" + (f" {', '.join(ids[:3])}" if ids else "")
+
+
+def _lineage_links(facts: SqlFacts, features: Features) -> list[Link]:
+    merged: dict[tuple, list] = {}
+    for copy in facts.copies:
+        merged.setdefault((copy.column.key(), copy.source.key()), []).append(copy)
+    out: list[Link] = []
+    for key in sorted(merged):
+        items = merged[key]
+        first = items[0]
+        child = features.col(first.column)
+        renamed = f" as {first.column.column!r}" if first.renamed else ""
+        detail = (f"{first.model} selects {first.source.relation}.{first.source.column}{renamed} unchanged "
+                  f"(SQL from {first.path.value})")
+        out.append(Link(
+            child=first.column, parent=first.source, kind=LinkKind.LINEAGE, confidence=1.0,
+            cardinality=_cardinality(child) if child else Cardinality.MANY_TO_ONE,
+            evidence=(Evidence(Signal.LINEAGE, 1.0, detail),),
+        ))
+    return out
+
+
+# -- value domains -----------------------------------------------------------------------------
+
+def _assign_domains(links: list[Link], features: Features, lineage_uf: UnionFind) -> tuple[list[Link], list[Domain]]:
+    uf = UnionFind()
+    refs: dict[tuple, ColumnRef] = {}
+    for link in links:
+        refs.setdefault(link.child.key(), link.child)
+        refs.setdefault(link.parent.key(), link.parent)
+        uf.union(link.child.key(), link.parent.key())
+        for c, p in link.collapsed:
+            refs.setdefault(c.key(), c)
+            refs.setdefault(p.key(), p)
+            uf.union(c.key(), link.child.key())
+            uf.union(p.key(), link.parent.key())
+    parents_of_joins: dict[tuple, int] = {}
+    children_of_joins: set[tuple] = set()
+    for link in links:
+        if link.kind is LinkKind.LINEAGE:
+            continue
+        parents_of_joins[link.parent.key()] = parents_of_joins.get(link.parent.key(), 0) + 1
+        children_of_joins.add(link.child.key())
+    join_members = set(parents_of_joins) | children_of_joins
+    domain_of: dict[tuple, str] = {}
+    domains: list[Domain] = []
+    for members in uf.groups():
+        if len(members) < 2 or not join_members.intersection(members):
+            continue  # lineage-only groups (copies of non-key columns) are not key domains
+        ranks = []
+        for m in members:
+            col = features.col(refs[m])
+            ranks.append(AnchorRank(
+                member=m, declared_pk=bool(col and col.declared_pk), is_parent=m in parents_of_joins,
+                is_child=m in children_of_joins, pk_score=col.pk_score if col else 0.0,
+                in_degree=parents_of_joins.get(m, 0), depth=col.rel.depth if col else 0,
+                name=str(refs[m]),
+            ))
+        anchor = refs[choose_anchor(ranks)]
+        domain_id = str(anchor)
+        domains.append(Domain(
+            id=domain_id, anchor=anchor,
+            members=tuple(sorted((refs[m] for m in members), key=lambda r: (r.relation, r.column.lower()))),
+        ))
+        for m in members:
+            domain_of[m] = domain_id
+    out = [
+        Link(child=link.child, parent=link.parent, kind=link.kind, confidence=link.confidence,
+             cardinality=link.cardinality, evidence=link.evidence, domain=domain_of.get(link.child.key()),
+             origins=link.origins, collapsed=link.collapsed)
+        for link in links
+    ]
+    return out, domains

@@ -1,0 +1,120 @@
+"""Render a :class:`LinkSet` as Markdown (``links.md``): inferred links (child -> parent,
+confidence, cardinality, evidence summary), declared links, lineage, value domains, and the
+candidates rejected as traps. Deterministic output (the LinkSet is sorted first)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from dbt_schema_link.artifacts.records import ColumnRef, Project
+from dbt_schema_link.discovery.records import Link, LinkSet
+from dbt_schema_link.discovery.scoring import breakdown
+
+
+def render_markdown(links: LinkSet, project: Project | None = None, title: str | None = None) -> str:
+    """``links.md``. With ``project``, relations are shown by their dbt names (``stg_orders``)
+    instead of unique ids."""
+    links.sort()
+    _ref = _namer(project)
+    name = title or (f"Joins in {links.project_name}" if links.project_name else "Joins")
+    out: list[str] = [f"# {name}", ""]
+    counts = links.counts
+    out.append(
+        f"{len(links.inferred)} inferred, {len(links.declared)} declared and {len(links.lineage)} "
+        f"lineage links over {counts.get('relations', 0)} relations and {counts.get('columns', 0)} "
+        f"columns; {len(links.domains)} value domains. Inferred links need confidence >= "
+        f"{links.settings.min_confidence:g}."
+    )
+    out.append("")
+    for note in links.notes:
+        out.append(f"> {_cell(note)}")
+    if links.notes:
+        out.append("")
+
+    out += ["## Inferred links", ""]
+    inferred = sorted(links.inferred, key=lambda l: (-l.confidence, l.sort_key()))
+    if inferred:
+        out.append("| child | parent | confidence | cardinality | evidence |")
+        out.append("|---|---|---:|---|---|")
+        for link in inferred:
+            out.append(
+                f"| `{_ref(link.child)}` | `{_ref(link.parent)}` | {link.confidence:.2f} | "
+                f"{link.cardinality.value} | {_cell(_evidence_summary(link))} |"
+            )
+        out.append("")
+        out += ["### Why", ""]
+        for link in inferred:
+            out.append(f"- `{_ref(link.child)}` -> `{_ref(link.parent)}` ({link.confidence:.2f}): "
+                       f"{_cell(breakdown(link.evidence))}")
+            for e in link.evidence:
+                out.append(f"  - {e.signal.value} ({e.strength:+.2f}): {_cell(e.detail)}")
+            if link.collapsed:
+                copies = ", ".join(f"`{_ref(c)}` -> `{_ref(p)}`" for c, p in link.collapsed[:5])
+                more = f" and {len(link.collapsed) - 5} more" if len(link.collapsed) > 5 else ""
+                out.append(f"  - also holds for lineage copies: {copies}{more}")
+        out.append("")
+    else:
+        out += ["None.", ""]
+
+    out += ["## Declared links", ""]
+    if links.declared:
+        out.append("| child | parent | declared by | cardinality |")
+        out.append("|---|---|---|---|")
+        for link in links.declared:
+            origins = ", ".join(o.value for o in link.origins)
+            out.append(f"| `{_ref(link.child)}` | `{_ref(link.parent)}` | {origins} | {link.cardinality.value} |")
+        out.append("")
+    else:
+        out += ["None.", ""]
+
+    out += ["## Lineage (copies, not joins)", ""]
+    if links.lineage:
+        out.append("| column | copied from |")
+        out.append("|---|---|")
+        for link in links.lineage:
+            out.append(f"| `{_ref(link.child)}` | `{_ref(link.parent)}` |")
+        out.append("")
+    else:
+        out += ["None.", ""]
+
+    out += ["## Value domains", ""]
+    if links.domains:
+        for d in links.domains:
+            members = ", ".join(f"`{_ref(m)}`" for m in d.members if m != d.anchor)
+            out.append(f"- **`{_ref(d.anchor)}`**: {members}")
+        out.append("")
+    else:
+        out += ["None.", ""]
+
+    out += ["## Rejected (traps)", ""]
+    if links.rejected:
+        out.append("| child | parent | trap | would have scored | why |")
+        out.append("|---|---|---|---:|---|")
+        for r in links.rejected:
+            out.append(f"| `{_ref(r.child)}` | `{_ref(r.parent)}` | {r.trap.value} | "
+                       f"{r.would_be_confidence:.2f} | {_cell(r.detail)} |")
+        out.append("")
+    else:
+        out += ["None.", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _namer(project: Project | None) -> Callable[[ColumnRef], str]:
+    names: dict[str, str] = {}
+    if project is not None:
+        short = {}
+        for uid, rel in project.relations.items():
+            short.setdefault(rel.short_name, []).append(uid)
+        for name, uids in short.items():
+            for uid in uids:  # fall back to the node name / unique id where short names clash
+                names[uid] = name if len(uids) == 1 else project.relations[uid].name
+    return lambda ref: f"{names.get(ref.relation, ref.relation)}.{ref.column}"
+
+
+def _evidence_summary(link: Link) -> str:
+    items = sorted(link.evidence, key=lambda e: -abs(e.contribution))
+    return ", ".join(f"{e.signal.value} {e.contribution:+.1f}" for e in items if e.contribution)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")

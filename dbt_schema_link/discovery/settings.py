@@ -1,0 +1,212 @@
+"""Every threshold of join discovery, in one frozen dataclass.
+
+The CLI and dbt ``vars`` feed :meth:`DiscoverySettings.from_mapping`, which rejects unknown keys
+and out-of-range values with a one-line message. Each field carries its valid range in its
+``metadata``; the docstring under each field says what it means.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from dbt_schema_link.errors import SchemaLinkError
+
+
+class DiscoverySettingsError(SchemaLinkError):
+    """A discovery setting is unknown or out of range."""
+
+
+def _num(default: float, lo: float, hi: float) -> Any:
+    return field(default=default, metadata={"range": (lo, hi)})
+
+
+def _flag(default: bool) -> Any:
+    return field(default=default, metadata={"kind": "bool"})
+
+
+def _names(default: tuple[str, ...]) -> Any:
+    return field(default=default, metadata={"kind": "names"})
+
+
+@dataclass(frozen=True)
+class DiscoverySettings:
+    """Thresholds and switches of :func:`dbt_schema_link.discovery.discover`."""
+
+    min_confidence: float = _num(0.5, 0.0, 1.0)
+    """Inferred links with at least this confidence are reported. Default 0.5, range [0, 1]."""
+
+    parent_min_uniqueness: float = _num(0.98, 0.5, 1.0)
+    """A parent (referenced) column needs distinct/non-null at least this. Default 0.98,
+    range [0.5, 1]; lowered by ``approx_slack`` when the distinct count is approximate."""
+
+    parent_max_null_fraction: float = _num(0.01, 0.0, 1.0)
+    """A parent column may have at most this fraction of NULLs. Default 0.01, range [0, 1]."""
+
+    approx_slack: float = _num(0.03, 0.0, 0.5)
+    """Relative error allowed for approximate distinct counts (HyperLogLog): widens the
+    uniqueness test and the child-distinct <= parent-distinct test. Default 0.03, range [0, 0.5]."""
+
+    free_text_min_len: int = _num(40, 1, 1_000_000)
+    """Text columns whose longest value is longer than this are free text (never a key unless
+    the name is key-like). Default 40, range [1, 1e6]."""
+
+    enum_max_distinct: int = _num(12, 1, 1_000_000)
+    """A child and parent that both have at most this many distinct values are a "tiny enum"
+    pair: linked only when the parent is its table's key and names agree. Default 12."""
+
+    flag_max_distinct: int = _num(2, 1, 10)
+    """Columns with at most this many distinct values drawn from flag words (0/1, y/n, true/
+    false) are flags; flag pairs are a cross-product trap. Default 2, range [1, 10]."""
+
+    lsh_threshold: float = _num(0.7, 0.05, 1.0)
+    """Containment threshold of the MinHash LSH Ensemble query (child in parent) that finds
+    value-only candidates. Default 0.7, range [0.05, 1]."""
+
+    lsh_num_part: int = _num(8, 1, 64)
+    """Number of set-size partitions of the LSH Ensemble. Default 8, range [1, 64]."""
+
+    lsh_recall_weight: float = _num(0.8, 0.05, 0.95)
+    """How much the LSH Ensemble's band parameters favour recall (false negatives) over
+    precision (false positives); datasketch's own default is 0.5, which misses about half of the
+    contained parents that are much larger than the child. Candidates are re-scored from full
+    signatures anyway, so a false positive costs little. Default 0.8, range [0.05, 0.95]."""
+
+    lsh_m: int = _num(8, 2, 64)
+    """Memory/accuracy factor of the LSH Ensemble (datasketch ``m``). Default 8, range [2, 64];
+    capped at the signature size."""
+
+    min_estimated_containment: float = _num(0.9, 0.0, 1.0)
+    """MinHash-estimated containment at which value evidence turns positive (full support at
+    1.0); below it the evidence counts against the link. Default 0.9, range [0, 1]."""
+
+    min_exact_containment: float = _num(0.9, 0.0, 1.0)
+    """Exact (verified) containment at which the evidence turns positive (full support at 1.0;
+    real foreign keys have a few orphans). Default 0.9, range [0, 1]."""
+
+    nameless_min_child_distinct: int = _num(20, 1, 1_000_000_000)
+    """A value-only link (no name evidence) needs a child with at least this many distinct
+    values, unless its containment is improbable by chance (``nameless_min_surprise``).
+    Default 20."""
+
+    nameless_min_surprise: float = _num(8.0, 0.0, 1000.0)
+    """A value-only link is also accepted when the chance that the child's values all fall in
+    the parent at random is below 10^-this (estimated from value lengths and counts).
+    Default 8, range [0, 1000]."""
+
+    max_candidates_per_child: int = _num(8, 1, 1000)
+    """At most this many parent candidates are scored per child column. Default 8."""
+
+    max_verify_per_child: int = _num(2, 0, 1000)
+    """At most this many pairs per child column are sent to exact verification. Default 2."""
+
+    max_verify_total: int = _num(2000, 0, 10_000_000)
+    """At most this many pairs in all are sent to exact verification. Default 2000."""
+
+    verify_min_confidence: float = _num(0.2, 0.0, 1.0)
+    """Pairs scoring below this before verification are not verified. Default 0.2, [0, 1]."""
+
+    max_parents_per_child: int = _num(1, 1, 100)
+    """At most this many parent value domains are linked from one child column. Default 1."""
+
+    max_rejected_reported: int = _num(200, 0, 1_000_000)
+    """At most this many trap rejections are kept in the LinkSet for the report. Default 200."""
+
+    use_names: bool = _flag(True)
+    """Use name evidence and name-based candidates. Default true."""
+
+    use_values: bool = _flag(True)
+    """Use profiles (cardinality, MinHash containment, LSH candidates). Default true."""
+
+    use_sql: bool = _flag(True)
+    """Parse models' SQL for joins and column lineage. Default true."""
+
+    collapse_lineage: bool = _flag(True)
+    """Collapse links between copies of the same columns (column lineage) into one canonical
+    link. Default true."""
+
+    table_prefixes: tuple[str, ...] = _names(
+        ("stg_", "dim_", "fct_", "fact_", "raw_", "int_", "src_", "base_", "ref_", "mart_", "tbl_")
+    )
+    """Relation-name prefixes stripped before matching column names to relations
+    (``stg_customers`` -> ``customers``). Default: stg_, dim_, fct_, fact_, raw_, int_, src_,
+    base_, ref_, mart_, tbl_; any list of non-empty strings (lower-cased)."""
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            object.__setattr__(self, f.name, _check_field(f, getattr(self, f.name)))
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any] | None) -> DiscoverySettings:
+        """Build settings from a plain mapping (CLI options, dbt ``vars``); missing keys keep
+        their defaults. Raises :class:`DiscoverySettingsError` on unknown keys or bad values."""
+        if not data:
+            return cls()
+        if not isinstance(data, Mapping):
+            raise DiscoverySettingsError(
+                f"discovery settings must be a mapping, got {type(data).__name__}"
+            )
+        known = {f.name: f for f in dataclasses.fields(cls)}
+        unknown = sorted(str(k) for k in data if k not in known)
+        if unknown:
+            raise DiscoverySettingsError(
+                f"unknown discovery setting {unknown[0]!r} (valid: {', '.join(sorted(known))})"
+            )
+        values = {name: _coerce(known[name], value) for name, value in data.items()}
+        return cls(**values)
+
+    def to_mapping(self) -> dict[str, Any]:
+        """Plain JSON-ready mapping; ``from_mapping(to_mapping())`` round-trips."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            out[f.name] = list(value) if isinstance(value, tuple) else value
+        return out
+
+
+def _coerce(f: dataclasses.Field, value: Any) -> Any:
+    kind = f.metadata.get("kind")
+    if kind == "names":
+        if isinstance(value, str) or not isinstance(value, (list, tuple)):
+            raise DiscoverySettingsError(
+                f"discovery setting {f.name!r} must be a list of strings, got {value!r}"
+            )
+        return tuple(value)
+    return value
+
+
+def _check_field(f: dataclasses.Field, value: Any) -> Any:
+    """Validate one field value; return it normalized (tuples, ints)."""
+    kind = f.metadata.get("kind")
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise DiscoverySettingsError(
+                f"discovery setting {f.name!r} must be true or false, got {value!r}"
+            )
+        return value
+    if kind == "names":
+        if isinstance(value, list):
+            value = tuple(value)
+        if not isinstance(value, tuple) or not all(isinstance(v, str) and v for v in value):
+            raise DiscoverySettingsError(
+                f"discovery setting {f.name!r} must be a list of non-empty strings, got {value!r}"
+            )
+        return tuple(v.lower() for v in value)
+    lo, hi = f.metadata["range"]
+    is_int = isinstance(f.default, int)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise DiscoverySettingsError(
+            f"discovery setting {f.name!r} must be a number in [{lo}, {hi}], got {value!r}"
+        )
+    if is_int and (isinstance(value, float) and not value.is_integer()):
+        raise DiscoverySettingsError(
+            f"discovery setting {f.name!r} must be a whole number in [{lo}, {hi}], got {value!r}"
+        )
+    if (isinstance(value, float) and not math.isfinite(value)) or not lo <= value <= hi:
+        raise DiscoverySettingsError(
+            f"discovery setting {f.name!r} must be in [{lo}, {hi}], got {value!r}"
+        )
+    return int(value) if is_int else float(value)

@@ -1,0 +1,122 @@
+"""Value evidence from MinHash signatures: one-way containment estimates and a MinHash LSH
+Ensemble index that finds, for a child column, the parent columns that probably contain its values
+(so links with no name signal are found without comparing every pair of columns).
+
+Signatures are the K per-seed minima of a 64-bit warehouse hash of each distinct value (see
+``docs/envelope.md``). They are only comparable within one profiling run.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Iterable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+from datasketch import LeanMinHash, MinHashLSHEnsemble
+
+
+@dataclass(frozen=True)
+class ContainmentEstimate:
+    """Estimated containment of the child's distinct values in the parent's."""
+
+    containment: float  # |A ∩ B| / |A|, in [0, 1]
+    jaccard: float
+    jaccard_containment: float  # J·(|A|+|B|)/((1+J)·|A|): the textbook estimate, for comparison
+    reliability: float  # 0..1: how much the signature can tell (low when |A| << |B|)
+    violations: int  # hash functions whose minimum over A is below B's: a value of A not in B
+
+    def describe(self, child_n: int, parent_n: int) -> str:
+        return (
+            f"containment≈{self.containment:.2f} from MinHash (J={self.jaccard:.3f}, "
+            f"J-based {self.jaccard_containment:.2f}, |child|={child_n}, |parent|={parent_n}, "
+            f"{self.violations} witnesses of values outside the parent, reliability {self.reliability:.2f})"
+        )
+
+
+def estimate_containment(a: np.ndarray, a_n: int, b: np.ndarray, b_n: int) -> ContainmentEstimate:
+    """One-way containment C(A ⊆ B) from two signatures over the same K hash functions.
+
+    With ``J`` the fraction of equal minima, the union size is ``(|A| + |B|) / (1 + J)`` and
+    ``C = J·(|A| + |B|) / ((1 + J)·|A|)``. When A is much smaller than B few minima land in A and
+    that estimate is noisy, so we also count *violations* (minima of A strictly below B's: each one
+    is a value of A missing from B, which a contained A never shows) and estimate
+    ``|A \\ B| ≈ v/K · |A ∪ B|``, so ``C ≈ 1 - v/K · |A ∪ B| / |A|`` (the same quantity in
+    expectation, but exactly 1.0 when A ⊆ B, whatever the sizes). ``reliability`` says how many
+    minima the estimate rests on: ~0 when |A| << |B| (then only exact verification can tell).
+    """
+    k = len(a)
+    if k == 0 or len(b) != k or a_n <= 0 or b_n <= 0:
+        return ContainmentEstimate(0.0, 0.0, 0.0, 0.0, 0)
+    eq = int(np.count_nonzero(a == b))
+    lt = int(np.count_nonzero(a < b))
+    j = eq / k
+    union = (a_n + b_n) / (1.0 + j)
+    c = max(0.0, min(1.0, 1.0 - (lt / k) * union / a_n))
+    c_jaccard = max(0.0, min(1.0, j * (a_n + b_n) / ((1.0 + j) * a_n)))
+    # expected number of minima that fall in A (if A were disjoint from B, ~this many violations)
+    info = k * a_n / max(union, 1.0)
+    reliability = 1.0 - math.exp(-info / 3.0)
+    return ContainmentEstimate(containment=c, jaccard=j, jaccard_containment=c_jaccard,
+                               reliability=reliability, violations=lt)
+
+
+class ContainmentIndex:
+    """MinHash LSH Ensemble over the potential parent columns (partitioned by set size).
+
+    ``query(signature, size)`` returns keys of indexed parents whose containment of the query set
+    is probably at least ``threshold``. Build once, query per child: near-linear overall.
+    """
+
+    def __init__(self, entries: Iterable[tuple[Hashable, np.ndarray, int]], k: int,
+                 threshold: float, num_part: int, m: int, recall_weight: float = 0.8) -> None:
+        self._k = k
+        items = [(key, sig, max(1, int(size))) for key, sig, size in entries if sig is not None and len(sig) == k]
+        self._empty = not items
+        self._ensemble: MinHashLSHEnsemble | None = None
+        if self._empty:
+            return
+        fn = round(recall_weight, 2)
+        self._ensemble = MinHashLSHEnsemble(
+            threshold=threshold, num_perm=k, num_part=max(1, min(num_part, len(items))),
+            m=max(2, min(m, k)), weights=(round(1.0 - fn, 2), fn),
+        )
+        self._ensemble.index([(key, _minhash(sig), size) for key, sig, size in items])
+
+    def __len__(self) -> int:
+        return 0 if self._empty else 1
+
+    def query(self, signature: np.ndarray, size: int) -> Iterator[Hashable]:
+        if self._ensemble is None or signature is None or len(signature) != self._k:
+            return iter(())
+        return self._ensemble.query(_minhash(signature), max(1, int(size)))
+
+
+def _minhash(signature: np.ndarray) -> LeanMinHash:
+    # Warehouse hashes are 64-bit: datasketch 2.x needs the affine64 scheme for such values
+    # (``MinHash(num_perm=K, hashvalues=..., scheme="affine64")`` would do the same, but also
+    # build K permutations that are never used: the values are the warehouse's minima as they are).
+    return LeanMinHash(seed=1, hashvalues=signature, scheme="affine64")
+
+
+def value_space_surprise(child_n: int, child_min_len: int | None, child_max_len: int | None,
+                         parent_n: int, numeric: bool) -> float:
+    """How improbable (in decimal orders of magnitude) it is that ``child_n`` distinct values,
+    drawn at random from the space of values of the child's lengths, all fall among ``parent_n``
+    parent values — assuming the parent packs as many of its values into that space as it can.
+
+    Few values inside a dense key range (ids 1..N) give ~0 (no surprise: any small number is
+    "contained"); values among sparse keys (4-digit ids, 3-letter codes) give a large number.
+    """
+    if child_n <= 0 or parent_n <= 0 or not child_min_len or not child_max_len:
+        return 0.0
+    lo, hi = max(1, child_min_len), max(child_min_len, child_max_len)
+    if numeric:
+        space = 10.0 ** hi - (10.0 ** (lo - 1) if lo > 1 else 0.0)
+    else:
+        space = sum(26.0 ** n for n in range(lo, min(hi, 12) + 1))
+    space = max(space, 1.0)
+    density = min(1.0, parent_n / space)
+    if density >= 1.0:
+        return 0.0
+    return min(1000.0, -child_n * math.log10(density))

@@ -1,0 +1,484 @@
+"""discover() end to end on small warehouses built in code."""
+
+import random
+
+import pytest
+
+from dbt_schema_link.artifacts.records import LinkOrigin
+from dbt_schema_link.discovery import (
+    Cardinality, DiscoverySettings, LinkSet, Signal, Trap, discover, render_markdown,
+)
+from dbt_schema_link.discovery.records import NAME_SIGNALS
+from dbt_schema_link.profiling.records import ContainmentResult
+from tests.discovery.builders import Warehouse, pairs
+
+INT, TEXT = "INTEGER", "VARCHAR"
+
+
+def ids(n, start=1):
+    return list(range(start, start + n))
+
+
+def sample(rng, population, n):
+    return [rng.choice(population) for _ in range(n)]
+
+
+def run(w, profiles=True, verify=True, **settings):
+    return discover(w.project(), w.profiles() if profiles else None, DiscoverySettings(**settings),
+                    verify=w.verifier() if verify else None)
+
+
+# -- names -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("parent_table, parent_col, child_col", [
+    ("customers", "id", "customer_id"),            # <table>_id -> <table>.id
+    ("stg_customers", "customer_id", "customer_id"),  # <table>.<table>_id, prefixed relation
+    ("customer", "CustomerId", "CustomerId"),       # singular table, camel case
+    ("people", "id", "person_id"),                  # irregular plural
+    ("dim_customers", "customer_key", "fk_customer"),  # fk_ prefix, _key suffix
+    ("addresses", "address_id", "billing_address_id"),  # role prefix before the entity
+])
+@pytest.mark.parametrize("with_profiles", [True, False])
+def test_name_patterns(parent_table, parent_col, child_col, with_profiles):
+    rng = random.Random(1)
+    w = Warehouse()
+    w.table(parent_table, {parent_col: (INT, ids(50)), "label": (TEXT, [f"n{i}" for i in range(50)])})
+    w.table("orders", {"order_id": (INT, ids(300, 1000)), child_col: (INT, sample(rng, ids(50), 300)),
+                       "amount": (INT, sample(rng, ids(90), 300))})
+    links = run(w, profiles=with_profiles)
+    assert pairs(links.inferred) == {(f"orders.{child_col}", f"{parent_table}.{parent_col}")}
+    link = links.inferred[0]
+    assert link.cardinality is Cardinality.MANY_TO_ONE
+    assert any(e.signal in (Signal.NAME_PATTERN, Signal.NAME_EXACT) and e.contribution > 0 for e in link.evidence)
+    assert link.confidence >= 0.5
+
+
+@pytest.mark.parametrize("with_profiles", [True, False])
+def test_bare_id_columns_are_not_a_name_match(with_profiles):
+    w = Warehouse()
+    w.table("alpha", {"id": (INT, ids(30)), "a": (TEXT, [f"a{i}" for i in range(30)])})
+    w.table("beta", {"id": (INT, ids(20)), "b": (TEXT, [f"b{i}" for i in range(20)])})
+    # a non-unique "id" whose values fall in another table's "id": the shared bare name is no evidence
+    w.table("events", {"event_key": (INT, ids(60, 900)), "id": (INT, sample(random.Random(3), ids(10), 60))})
+    links = run(w, profiles=with_profiles)
+    assert links.inferred == []
+
+
+def test_role_names_point_at_people_and_at_the_same_table():
+    rng = random.Random(2)
+    w = Warehouse()
+    emp = ids(60, 9001)
+    w.table("employees", {"employee_id": (INT, emp), "manager_id": (INT, [None] + sample(rng, emp[:8], 59)),
+                          "name": (TEXT, [f"e{i}" for i in range(60)])})
+    w.table("tickets", {"ticket_id": (INT, ids(400)), "created_by": (INT, sample(rng, emp, 400)),
+                        "assigned_to": (INT, sample(rng, emp, 400))})
+    w.table("products", {"product_id": (INT, ids(80)), "title": (TEXT, [f"p{i}" for i in range(80)])})
+    links = run(w)
+    assert pairs(links.inferred) == {
+        ("tickets.created_by", "employees.employee_id"),
+        ("tickets.assigned_to", "employees.employee_id"),
+        ("employees.manager_id", "employees.employee_id"),
+    }
+    for link in links.inferred:
+        assert link.has(Signal.ROLE_NAME)
+
+
+# -- blocking ----------------------------------------------------------------------------------
+
+def customers_orders(child_type=INT, child_values=None, rng=None):
+    rng = rng or random.Random(3)
+    w = Warehouse()
+    w.table("customers", {"customer_id": (INT, ids(50)), "name": (TEXT, [f"c{i}" for i in range(50)])})
+    values = child_values if child_values is not None else sample(rng, ids(50), 200)
+    w.table("orders", {"order_id": (INT, ids(200, 5000)), "customer_id": (child_type, values)})
+    return w
+
+
+def test_incompatible_types_are_blocked():
+    w = customers_orders(child_type="DATE", child_values=[f"2024-01-{d:02d}" for d in range(1, 29)] * 5)
+    assert run(w).inferred == []
+    assert run(w, profiles=False).inferred == []
+
+
+def test_text_holding_numbers_links_to_an_integer_key_only_when_the_values_agree():
+    rng = random.Random(4)
+    w = customers_orders(child_type=TEXT, child_values=[str(v) for v in sample(rng, ids(50), 200)])
+    links = run(w)
+    assert pairs(links.inferred) == {("orders.customer_id", "customers.customer_id")}
+    # names alone cannot say text '7' is integer 7 ...
+    assert run(w, profiles=False, verify=False).inferred == []
+    # ... but an exact check in the warehouse can
+    assert pairs(run(w, profiles=False).inferred) == {("orders.customer_id", "customers.customer_id")}
+    w2 = customers_orders(child_type=TEXT, child_values=[f"C-{v}" for v in sample(rng, ids(50), 200)])
+    assert run(w2).inferred == []
+
+
+def test_declared_pairs_are_reported_as_declared_not_inferred_again():
+    w = customers_orders()
+    w.declare("source.shop.raw.orders.customer_id", "source.shop.raw.customers.customer_id")
+    w.declare("source.shop.raw.orders.customer_id", "source.shop.raw.customers.customer_id", LinkOrigin.FK_CONSTRAINT)
+    links = run(w)
+    assert links.inferred == []
+    assert pairs(links.declared) == {("orders.customer_id", "customers.customer_id")}
+    assert links.declared[0].origins == (LinkOrigin.FK_CONSTRAINT, LinkOrigin.RELATIONSHIPS_TEST)
+    assert links.declared[0].has(Signal.DECLARED_TEST) and links.declared[0].has(Signal.DECLARED_CONSTRAINT)
+    assert links.declared[0].confidence == 1.0
+
+
+def test_a_pair_declared_the_other_way_round_is_not_inferred_either():
+    w = customers_orders()
+    w.declare("source.shop.raw.customers.customer_id", "source.shop.raw.orders.customer_id",
+              LinkOrigin.SEMANTIC_ENTITY)
+    for collapse in (True, False):
+        links = run(w, collapse_lineage=collapse)
+        assert links.inferred == [] and len(links.declared) == 1
+
+
+def test_never_a_column_with_itself_and_one_direction_per_pair():
+    rng = random.Random(5)
+    w = Warehouse()
+    w.table("customers", {"customer_id": (INT, ids(50))})
+    w.table("customer_details", {"customer_id": (INT, rng.sample(ids(50), 40)), "vip": (TEXT, ["x"] * 40)})
+    links = run(w)
+    assert pairs(links.inferred) == {("customer_details.customer_id", "customers.customer_id")}
+    assert links.inferred[0].cardinality is Cardinality.ONE_TO_ONE
+    assert all(link.child != link.parent for link in links.links)
+
+
+def test_direction_follows_uniqueness():
+    rng = random.Random(6)
+    w = Warehouse()
+    # the child table comes first and has the key-like first column; values decide the direction
+    w.table("orders", {"customer_code": (TEXT, [f"K{v}" for v in sample(rng, ids(40), 300)]),
+                       "total": (INT, sample(rng, ids(500), 300))})
+    w.table("customer_codes", {"label": (TEXT, [f"l{i}" for i in range(40)]),
+                               "customer_code": (TEXT, [f"K{v}" for v in ids(40)])})
+    links = run(w)
+    assert pairs(links.inferred) == {("orders.customer_code", "customer_codes.customer_code")}
+
+
+# -- traps -------------------------------------------------------------------------------------
+
+def test_two_flags_are_not_a_join_but_a_flag_valued_child_of_a_real_key_is():
+    rng = random.Random(7)
+    w = Warehouse()
+    w.table("gift_options", {"is_gift": ("BOOLEAN", [True, False]), "label": (TEXT, ["yes", "no"])})
+    w.table("orders", {"order_id": (INT, ids(100)), "is_gift": ("BOOLEAN", sample(rng, [True, False], 100)),
+                       "priority_id": (INT, sample(rng, [0, 1], 100))})
+    w.table("priorities", {"priority_id": (INT, [0, 1, 2, 3]), "name": (TEXT, ["low", "mid", "high", "top"])})
+    links = run(w)
+    assert pairs(links.inferred) == {("orders.priority_id", "priorities.priority_id")}
+
+
+def test_a_flag_child_needs_a_real_key_as_parent():
+    rng = random.Random(18)
+    w = Warehouse()
+    # status_code is unique in `codes` but not its key (the first column is): a 0/1 child that
+    # happens to be contained in it is a flag, not a reference
+    w.table("codes", {"code_id": (INT, ids(5, 70)), "status_code": (INT, [0, 1, 2, 3, 4])})
+    w.table("orders", {"order_id": (INT, ids(100)), "status_code": (INT, sample(rng, [0, 1], 100))})
+    links = run(w)
+    assert links.inferred == []
+    assert [r.trap for r in links.rejected if r.child.relation.endswith(".orders")] == [Trap.FLAG_PAIR]
+
+
+def test_near_unique_free_text_is_not_a_key():
+    rng = random.Random(8)
+    subjects = [f"Problem number {i}" for i in range(40)]
+    reviews = subjects + [f"A long and heartfelt review text about product {i}, with details" for i in range(600)]
+    w = Warehouse()
+    w.table("reviews", {"review_id": (INT, ids(len(reviews))), "body": (TEXT, reviews)})
+    w.table("tickets", {"ticket_id": (INT, ids(300)), "body": (TEXT, sample(rng, subjects, 300))})
+    links = run(w)
+    assert links.inferred == []
+
+
+def test_shared_status_enum_is_not_a_join():
+    rng = random.Random(9)
+    w = Warehouse()
+    w.table("order_status_counts", {"day": (TEXT, ["d1", "d2", "d3", "d4", "d5"]),
+                                    "status": (TEXT, ["pending", "open", "shipped", "closed", "cancelled"]),
+                                    "n": (INT, [5, 3, 9, 1, 2])})
+    w.table("tickets", {"ticket_id": (INT, ids(200)), "status": (TEXT, sample(rng, ["open", "pending", "closed"], 200))})
+    links = run(w)
+    assert links.inferred == []
+    assert [(r.trap, str(r.child.column)) for r in links.rejected] == [(Trap.SHARED_ENUM, "status")]
+
+
+def small_subset_warehouse(child_values):
+    rng = random.Random(10)
+    w = Warehouse()
+    w.table("customers", {"customer_id": (INT, ids(300)), "name": (TEXT, [f"c{i}" for i in range(300)])})
+    w.table("stores", {"store_id": (INT, ids(12, 500)), "src": (INT, child_values(rng))})
+    return w
+
+
+def test_small_id_subset_of_an_unrelated_dense_range_is_rejected():
+    w = small_subset_warehouse(lambda rng: sample(rng, ids(8), 12))
+    links = run(w)
+    assert links.inferred == []
+    assert [(r.trap, r.child.column, r.parent.column) for r in links.rejected] == [
+        (Trap.SMALL_SUBSET, "src", "customer_id")]
+    assert links.rejected[0].would_be_confidence >= 0.5  # only the trap rule stopped it
+
+
+def test_a_large_child_domain_may_link_by_values_alone():
+    w = small_subset_warehouse(lambda rng: rng.sample(ids(300), 12))  # spread over the whole range
+    w2 = Warehouse()
+    rng = random.Random(11)
+    w2.table("customers", {"customer_id": (INT, ids(3000))})
+    w2.table("tickets", {"ticket_id": (INT, ids(400, 70000)), "src": (INT, sample(rng, ids(3000), 400))})
+    links = run(w2)
+    assert pairs(links.inferred) == {("tickets.src", "customers.customer_id")}
+    assert not any(e.signal in NAME_SIGNALS for e in links.inferred[0].evidence)
+    # twelve values spread over 1..300: still too few without a name
+    assert run(w).inferred == []
+
+
+def test_values_that_fit_several_keys_need_a_name():
+    rng = random.Random(12)
+    w = Warehouse()
+    w.table("customers", {"customer_id": (INT, ids(2000))})
+    w.table("products", {"product_id": (INT, ids(2500))})
+    w.table("tickets", {"ticket_id": (INT, ids(400, 70000)), "src": (INT, sample(rng, ids(2000), 400))})
+    links = run(w)
+    assert links.inferred == []
+    assert links.rejected[0].trap is Trap.AMBIGUOUS
+
+
+# -- values: LSH finds a nameless link among many columns --------------------------------------
+
+def test_lsh_finds_a_nameless_link_among_many_columns():
+    rng = random.Random(13)
+    w = Warehouse()
+    w.table("customers", {"customer_id": (INT, ids(2000)), "email": (TEXT, [f"u{i}@x.io" for i in range(2000)])})
+    for t in range(40):
+        start = 100_000 * (t + 1)
+        w.table(f"table_{t}", {
+            f"t{t}_key": (INT, ids(150, start)),
+            f"t{t}_code": (TEXT, [f"Z{t}-{i}" for i in range(150)]),
+            f"t{t}_num": (INT, sample(rng, ids(150, start), 150)),
+        })
+    w.table("support_tickets", {"ticket_id": (INT, ids(500, 9_000_000)), "opened_by": (INT, sample(rng, ids(2000), 500))})
+    links = run(w, verify=False)
+    assert ("support_tickets.opened_by", "customers.customer_id") in pairs(links.inferred)
+    link = next(l for l in links.inferred if l.child.column == "opened_by")
+    assert link.has(Signal.VALUE_CONTAINMENT_ESTIMATE)
+    assert links.counts["candidates_by_value"] >= 1
+    # value-only links inside one relation (t<k>_num in t<k>_key) are not made up
+    assert pairs(links.inferred) == {("support_tickets.opened_by", "customers.customer_id")}
+    # and the candidate count stays far below all pairs of the 125 columns
+    assert links.counts["candidates"] < 125 * 124 // 10
+
+
+# -- verification -------------------------------------------------------------------------------
+
+def many_children():
+    rng = random.Random(14)
+    w = Warehouse()
+    w.table("customers", {"customer_id": (INT, ids(300))})
+    w.table("customers_backup", {"customer_id": (INT, ids(300))})
+    w.table("customers_archive", {"customer_id": (INT, ids(300))})
+    for t in range(12):
+        w.table(f"fact_{t}", {f"fact_{t}_id": (INT, ids(100, 10_000 * (t + 1))),
+                              "customer_id": (INT, sample(rng, ids(300), 100))})
+    return w
+
+
+def test_verify_is_called_with_a_bounded_number_of_pairs():
+    w = many_children()
+    calls: list = []
+    discover(w.project(), w.profiles(), DiscoverySettings(max_verify_total=5, max_verify_per_child=1),
+             verify=w.verifier(calls))
+    assert len(calls) == 1
+    asked = calls[0]
+    assert 0 < len(asked) <= 5
+    assert len({c for c, _ in asked}) == len(asked)  # at most one per child
+    calls.clear()
+    discover(w.project(), w.profiles(), DiscoverySettings(max_verify_per_child=1), verify=w.verifier(calls))
+    assert len({c for c, _ in calls[0]}) == len(calls[0]) > 5
+    calls.clear()
+    discover(w.project(), w.profiles(), DiscoverySettings(max_verify_per_child=2), verify=w.verifier(calls))
+    per_child = {}
+    for c, _ in calls[0]:
+        per_child[c] = per_child.get(c, 0) + 1
+    assert max(per_child.values()) == 2
+    calls.clear()
+    discover(w.project(), w.profiles(), DiscoverySettings(max_verify_total=0), verify=w.verifier(calls))
+    assert calls == []
+
+
+def test_exact_containment_is_recorded_and_can_refute_an_estimate():
+    w = customers_orders()
+    links = run(w)
+    assert links.inferred[0].has(Signal.EXACT_CONTAINMENT)
+    assert links.counts["verified_pairs"] >= 1
+
+    def liar(pairs_):
+        return {(c, p): ContainmentResult(c.relation, c.column, p.relation, p.column, 50, 5) for c, p in pairs_}
+
+    refuted = discover(w.project(), w.profiles(), DiscoverySettings(), verify=liar)
+    assert refuted.inferred == []
+
+
+def test_works_without_profiles_and_without_verifier():
+    w = customers_orders()
+    links = discover(w.project(), None, DiscoverySettings())
+    assert pairs(links.inferred) == {("orders.customer_id", "customers.customer_id")}
+    assert not links.inferred[0].has(Signal.VALUE_CONTAINMENT_ESTIMATE)
+    assert any("no profiles" in n for n in links.notes)
+
+
+# -- dbt SQL, lineage collapse, domains --------------------------------------------------------
+
+def layered_shop(**settings_kw):
+    rng = random.Random(15)
+    w = Warehouse()
+    cust = ids(200)
+    orders_customer = sample(rng, cust, 900)
+    raw_c = w.table("raw_customers", {"id": (INT, cust), "name": (TEXT, [f"c{i}" for i in cust])})
+    raw_o = w.table("raw_orders", {"id": (INT, ids(900, 10_000)), "user_id": (INT, orders_customer)})
+    stg_c = w.model("stg_customers", {"customer_id": (INT, cust), "name": (TEXT, [f"c{i}" for i in cust])},
+                    depends_on=[raw_c], sql='select id as customer_id, name from "db"."raw"."raw_customers"')
+    stg_o = w.model("stg_orders", {"order_id": (INT, ids(900, 10_000)), "customer_id": (INT, orders_customer)},
+                    depends_on=[raw_o], sql='with src as (select * from "db"."raw"."raw_orders") '
+                                            'select id as order_id, user_id as customer_id from src')
+    w.model("dim_customers", {"customer_id": (INT, cust), "n_orders": (INT, sample(rng, ids(9), 200))},
+            depends_on=[stg_c, stg_o], sql='''
+            select c.customer_id, count(o.order_id) as n_orders
+            from "db"."main"."stg_customers" c left join "db"."main"."stg_orders" o on o.customer_id = c.customer_id
+            group by 1''')
+    w.model("fct_orders", {"order_id": (INT, ids(900, 10_000)), "customer_id": (INT, orders_customer)},
+            depends_on=[stg_o], sql='select order_id, customer_id from "db"."main"."stg_orders"')
+    return w
+
+
+def test_lineage_copies_collapse_to_one_canonical_link():
+    w = layered_shop()
+    links = run(w)
+    assert pairs(links.inferred) == {("stg_orders.customer_id", "stg_customers.customer_id")}
+    link = links.inferred[0]
+    assert link.has(Signal.SQL_JOIN)
+    collapsed = {(c.relation.split(".")[-1] + "." + c.column, p.relation.split(".")[-1] + "." + p.column)
+                 for c, p in link.collapsed}
+    assert ("fct_orders.customer_id", "dim_customers.customer_id") in collapsed
+    assert ("raw_orders.user_id", "raw_customers.id") in collapsed
+    # copies are lineage, never joins
+    lineage = pairs(links.lineage)
+    assert ("stg_customers.customer_id", "raw_customers.id") in lineage
+    assert ("fct_orders.customer_id", "stg_orders.customer_id") in lineage
+    assert ("dim_customers.n_orders", "stg_orders.order_id") not in lineage  # an aggregate
+    joins = pairs(links.joins())
+    assert not any(c.split(".")[1] == p.split(".")[1] == "customer_id" and
+                   {c.split(".")[0], p.split(".")[0]} == {"stg_customers", "dim_customers"} for c, p in joins)
+
+
+def test_without_collapse_every_copy_pair_is_reported():
+    links = run(layered_shop(), collapse_lineage=False)
+    assert len(links.inferred) > 1
+    assert ("stg_orders.customer_id", "stg_customers.customer_id") in pairs(links.inferred)
+
+
+def test_one_value_domain_anchored_on_the_key():
+    links = run(layered_shop())
+    domain = next(d for d in links.domains if any(m.column == "user_id" for m in d.members))
+    assert domain.anchor.relation.endswith("stg_customers") and domain.anchor.column == "customer_id"
+    members = {m.relation.split(".")[-1] + "." + m.column for m in domain.members}
+    assert {"raw_customers.id", "dim_customers.customer_id", "fct_orders.customer_id",
+            "raw_orders.user_id", "stg_orders.customer_id"} <= members
+    assert links.inferred[0].domain == domain.id
+    # the order key is only lineage: no key domain for it
+    assert not any(d.anchor.column == "order_id" for d in links.domains)
+
+
+def test_a_foreign_key_of_a_foreign_key_is_moved_to_the_root_key():
+    rng = random.Random(19)
+    w = Warehouse()
+    w.table("customers", {"id": (INT, ids(100)), "name": (TEXT, [f"c{i}" for i in range(100)])})
+    w.table("customer_profiles", {"customer_id": (INT, ids(100)), "tier": (TEXT, sample(rng, ["a", "b"], 100))})
+    w.table("orders", {"order_id": (INT, ids(500, 7000)), "customer_id": (INT, sample(rng, ids(100), 500))})
+    found = pairs(run(w).inferred)
+    assert ("customer_profiles.customer_id", "customers.id") in found
+    assert ("orders.customer_id", "customers.id") in found  # not -> customer_profiles.customer_id
+    assert ("orders.customer_id", "customer_profiles.customer_id") not in found
+
+
+def test_transitive_pairs_collapse_onto_the_root_key():
+    rng = random.Random(16)
+    w = Warehouse()
+    w.table("customers", {"customer_id": (INT, ids(100))})
+    w.table("customer_profiles", {"customer_id": (INT, ids(100)), "tier": (TEXT, sample(rng, ["a", "b"], 100))})
+    w.table("orders", {"order_id": (INT, ids(500, 7000)), "customer_id": (INT, sample(rng, ids(100), 500))})
+    links = run(w)
+    found = pairs(links.inferred)
+    assert ("orders.customer_id", "customers.customer_id") in found
+    assert ("orders.customer_id", "customer_profiles.customer_id") not in found
+    assert len({l.domain for l in links.inferred}) == 1 and len(links.domains) == 1
+
+
+def test_sql_join_alone_links_columns_whose_names_share_nothing():
+    w = Warehouse()
+    cust = w.table("customers", types={"id": INT, "name": TEXT})
+    orders = w.table("orders", types={"order_id": INT, "buyer": INT})
+    w.model("m", types={"order_id": INT}, depends_on=[cust, orders], sql='''
+        select o.order_id from "db"."raw"."orders" o join "db"."raw"."customers" c on c.id = o.buyer''')
+    rng = random.Random(20)
+    a = w.table("payments", {"payment_id": (INT, ids(80, 3000)), "buyer": (INT, sample(rng, ids(30), 80))})
+    b = w.table("refunds", {"refund_id": (INT, ids(60, 9000)), "buyer": (INT, sample(rng, ids(30), 60))})
+    w.model("m2", types={"payment_id": INT}, depends_on=[a, b], sql='''
+        select p.payment_id from "db"."raw"."payments" p join "db"."raw"."refunds" r on r.buyer = p.buyer''')
+    # two foreign keys joined to each other (neither unique) are not a link
+    assert not any({"payments", "refunds"} <= {c.split(".")[0], p.split(".")[0]} for c, p in pairs(run(w).inferred))
+    links = discover(w.project(), None, DiscoverySettings())
+    assert pairs(links.inferred) == {("orders.buyer", "customers.id")}
+    assert links.inferred[0].has(Signal.SQL_JOIN)
+    assert "sql_models_compiled" in links.counts
+    assert ("orders.buyer", "customers.id") not in pairs(
+        discover(w.project(), None, DiscoverySettings(use_sql=False)).inferred)
+
+
+# -- output --------------------------------------------------------------------------------------
+
+def test_json_round_trip_is_lossless_and_deterministic():
+    links = run(layered_shop())
+    text = links.to_json()
+    again = LinkSet.from_json(text)
+    assert again.to_json() == text
+    assert again.settings == links.settings and again.inferred[0].evidence == links.inferred[0].evidence
+    data = again.to_dict()
+    assert data["format"] == "dbt_schema_link/links" and data["format_version"] == 1
+    # same project built in another order: byte-identical output
+    w = layered_shop()
+    reordered = Warehouse()
+    for uid in reversed(list(w.relations)):
+        reordered.relations[uid] = w.relations[uid]
+    reordered.values = w.values
+    assert run(reordered).to_json() == text
+
+
+def test_markdown_report_has_every_section():
+    rng = random.Random(17)
+    w = small_subset_warehouse(lambda rng: sample(rng, ids(8), 12))
+    w.table("orders", {"order_id": (INT, ids(100, 50_000)), "customer_id": (INT, sample(rng, ids(300), 100))})
+    w.table("invoices", {"invoice_id": (INT, ids(100, 80_000)), "customer_id": (INT, sample(rng, ids(300), 100))})
+    w.declare("source.shop.raw.invoices.customer_id", "source.shop.raw.customers.customer_id")
+    md = render_markdown(run(w), w.project())
+    for heading in ("## Inferred links", "## Declared links", "## Lineage", "## Value domains", "## Rejected (traps)"):
+        assert heading in md
+    assert "| `orders.customer_id` | `customers.customer_id` | 1.00 | many_to_one |" in md
+    assert "| `invoices.customer_id` | `customers.customer_id` | relationships_test |" in md
+    assert "small_subset" in md
+
+
+def test_reading_a_links_file_is_versioned_and_tolerant_of_new_settings():
+    links = run(customers_orders())
+    data = links.to_dict()
+    data["settings"]["a_setting_from_the_future"] = 1
+    assert LinkSet.from_dict(data).inferred == links.inferred
+    from dbt_schema_link.discovery import LinkSetFormatError
+    with pytest.raises(LinkSetFormatError):
+        LinkSet.from_dict({**data, "format_version": 99})
+    with pytest.raises(LinkSetFormatError):
+        LinkSet.from_json("{not json")
+    with pytest.raises(LinkSetFormatError):
+        LinkSet.from_dict({"format": "something/else"})
