@@ -115,4 +115,6 @@ def _lines(stream) -> Iterator[str]:
 
 def run_operation(inv: DbtInvocation, macro: str, args: dict,
                   on_message: Callable[[LogMessage], None] | None = None) -> DbtResult:
-    return stream_dbt(inv, ["run-operation", macro, "--args", json.dumps(args)], on_message)
+    # --no-write-json: leave the user's manifest.json alone (run-operation would rewrite it without
+    # compiled_code, which discovery reads for the joins used in models' SQL).
+    return stream_dbt(inv, ["--no-write-json", "run-operation", macro, "--args", json.dumps(args)], on_message)
