@@ -25,6 +25,9 @@ demo: install
 		$(DBT) build --profiles-dir . && $(DBT) docs generate --profiles-dir .
 	cd $(EXAMPLE) && $(DBT) run-operation link_schemas --profiles-dir . --args '{envelope: false}'
 	$(BIN)/dbt-schema-link link --project-dir $(EXAMPLE)
+	$(BIN)/dbt-schema-link write --project-dir $(EXAMPLE) --dry-run
 
 test: install
-	CI=$${CI:-} $(BIN)/python -m pytest
+	$(BIN)/python -m pytest
+	# Write-back against the other supported dbt versions (1.8.x, 1.12.0), each in its own venv.
+	PYTHON=$(abspath $(BIN))/python BASE_PYTHON=$(PYTHON) tests/writers/multiversion.sh 1.8 1.12

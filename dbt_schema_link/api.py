@@ -64,7 +64,8 @@ def link(paths: ProjectPaths, inv: DbtInvocation, settings_overrides: dict | Non
     from dbt_schema_link.discovery import DiscoverySettings, discover
     from dbt_schema_link.discovery.report import render_markdown
 
-    settings = DiscoverySettings.from_mapping({**project_vars(paths.project_dir), **(settings_overrides or {})})
+    configured = {k: v for k, v in project_vars(paths.project_dir).items() if k != "write"}
+    settings = DiscoverySettings.from_mapping({**configured, **(settings_overrides or {})})
     if use_warehouse:
         run = profile(paths, inv, options, select, exclude, refresh, progress)
         project, profiles = run.project, run.profiles
@@ -76,3 +77,46 @@ def link(paths: ProjectPaths, inv: DbtInvocation, settings_overrides: dict | Non
     atomic_write_text(paths.links_json, links.to_json())
     atomic_write_text(paths.links_md, render_markdown(links, project))
     return LinkRun(project, profiles, links)
+
+
+def accepted_links(links, include_declared: bool = False) -> list:
+    """Map discovery links to the writer's input: inferred ones (and declared ones on request)."""
+    from dbt_schema_link.discovery.records import Cardinality, LinkKind
+    from dbt_schema_link.writers import AcceptedLink, RelationshipType
+
+    wanted = {LinkKind.INFERRED} | ({LinkKind.DECLARED} if include_declared else set())
+    out = []
+    for link in links.links:
+        if link.kind not in wanted:
+            continue
+        rtype = RelationshipType.ONE_TO_ONE if link.cardinality is Cardinality.ONE_TO_ONE else RelationshipType.MANY_TO_ONE
+        top = sorted(link.evidence, key=lambda e: -e.contribution)[:3]
+        summary = "; ".join(e.signal.value for e in top)
+        out.append(AcceptedLink(link.child, link.parent, link.confidence, rtype, summary,
+                                declared_elsewhere=link.kind is LinkKind.DECLARED))
+    return out
+
+
+def load_links(paths: ProjectPaths):
+    """The LinkSet written by the last `link` run."""
+    from dbt_schema_link.discovery import LinkSet
+    from dbt_schema_link.errors import ArtifactError
+
+    if not paths.links_json.exists():
+        raise ArtifactError(f"{paths.links_json} not found: run `dbt-schema-link link` first")
+    try:
+        return LinkSet.from_json(paths.links_json.read_text(encoding="utf-8"))
+    except ValueError as exc:  # malformed JSON; format/version problems are LinkSetFormatError
+        raise ArtifactError(f"{paths.links_json} is not a links file ({exc}): run `dbt-schema-link link` again") from None
+
+
+def write(paths: ProjectPaths, inv: DbtInvocation, overrides: dict, mode, include_declared: bool = False,
+          validate: bool = True):
+    """Write accepted links into the project's YAML (or show/check what would change)."""
+    from dbt_schema_link.writers import WriteOptions, write_back
+
+    project = read_project(paths.target_dir, require_catalog=False, project_dir=paths.project_dir)
+    links = accepted_links(load_links(paths), include_declared)
+    config = project_vars(paths.project_dir).get("write", {})
+    options = WriteOptions.from_mapping(config if isinstance(config, dict) else {}, **overrides)
+    return write_back(project, links, options, mode, inv if validate else None, validate)

@@ -125,6 +125,29 @@ def cmd_link(args) -> int:
     return _finish_failures(run.profiles) if run.profiles is not None else 0
 
 
+def cmd_write(args) -> int:
+    from dbt_schema_link.writers import WriteMode
+
+    mode = WriteMode.CHECK if args.check else WriteMode.DRY_RUN if args.dry_run else WriteMode.WRITE
+    paths = locate(args.project_dir, args.target_path)
+    overrides = {
+        "min_confidence": args.min_confidence,
+        "severity": args.severity,
+        "semantic_models": args.semantic_models,
+        "create_time_spine": args.create_time_spine or None,
+        "constraints": args.constraints or None,
+        "column_docs": False if args.no_docs else None,
+        "dbt_version": args.dbt_version,
+        "project_dir": paths.project_dir,
+    }
+    outcome = api.write(paths, _invocation(args), overrides, mode, args.include_declared, not args.no_validate)
+    if outcome.diff:
+        print(outcome.diff, end="" if outcome.diff.endswith("\n") else "\n")
+    for message in outcome.messages:
+        print(message, file=sys.stderr)
+    return outcome.exit_code
+
+
 def _print_table(rows: list[tuple[str, ...]]) -> None:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for n, row in enumerate(rows):
@@ -163,6 +186,25 @@ def build_parser() -> argparse.ArgumentParser:
                    help="override a discovery setting, e.g. --set min_confidence=0.8 (repeatable)")
     p.add_argument("--format", choices=["md", "json"], default="md", help="what to print on stdout")
     p.set_defaults(func=cmd_link)
+
+    p = sub.add_parser("write", help="write accepted links into the project's YAML as dbt tests and docs",
+                       description="Turn the links of the last `link` run into relationships data tests, "
+                                   "column descriptions and (optionally) semantic-model entities, editing the "
+                                   "project's own YAML in place. Example: dbt-schema-link write --dry-run")
+    _project_args(p)
+    p.add_argument("--dry-run", action="store_true", help="print a unified diff; write nothing")
+    p.add_argument("--check", action="store_true", help="exit 1 if writing would change any file (for CI)")
+    p.add_argument("--min-confidence", type=float, default=None, help="write inferred links at or above this confidence (default 0.8)")
+    p.add_argument("--severity", choices=["warn", "error"], default=None, help="severity of generated tests for inferred links (default warn)")
+    p.add_argument("--include-declared", action="store_true", help="also materialise links declared elsewhere (constraints, entities)")
+    p.add_argument("--semantic-models", nargs="?", const="legacy", choices=["none", "legacy", "model"], default=None,
+                   help="also write semantic-model entities: legacy top-level spec (default when given) or the dbt 1.12 in-model spec")
+    p.add_argument("--create-time-spine", action="store_true", help="create a minimal time spine model when none exists")
+    p.add_argument("--constraints", action="store_true", help="add foreign_key constraints to models with enforced contracts")
+    p.add_argument("--no-docs", action="store_true", help="do not add column descriptions")
+    p.add_argument("--dbt-version", default=None, help="YAML syntax for this dbt version (default: from the manifest)")
+    p.add_argument("--no-validate", action="store_true", help="skip validating the result with dbt parse")
+    p.set_defaults(func=cmd_write)
     return parser
 
 

@@ -1,0 +1,183 @@
+"""`plan_writes`: accepted links -> the exact bytes every touched file would get. Reads files,
+writes nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from dbt_schema_link.artifacts.records import LinkOrigin, Project, Relation
+from dbt_schema_link.errors import YamlWriteError
+from dbt_schema_link.writers import column_docs, constraints, relationships
+from dbt_schema_link.writers.column_types import type_clash
+from dbt_schema_link.writers.entries import (
+    ensure_column,
+    ensure_entry,
+    entry_file,
+    find_column,
+    find_entry,
+)
+from dbt_schema_link.writers.options import SemanticSpec, WriteOptions
+from dbt_schema_link.writers.records import (
+    AcceptedLink,
+    ChangeKind,
+    FileChange,
+    Skipped,
+    WritePlan,
+)
+from dbt_schema_link.writers.state import WriteState, column_key, link_key, read_state
+from dbt_schema_link.writers.syntax import DbtSyntax, syntax_for
+from dbt_schema_link.writers.workspace import Workspace
+from dbt_schema_link.writers.yaml_io import YamlRefused
+
+_TEST_ORIGINS = frozenset({LinkOrigin.RELATIONSHIPS_TEST, LinkOrigin.RELATIONSHIPS_WHERE_TEST})
+REJECTED = "rejected: it was written before and has since been removed from the YAML (see the state file)"
+
+
+def project_dir_of(project: Project, options: WriteOptions) -> Path:
+    raw = options.project_dir or project.project_dir
+    if not raw:
+        raise YamlWriteError("no dbt project directory given: pass --project-dir (or WriteOptions.project_dir)")
+    path = Path(raw).resolve()
+    if not (path / "dbt_project.yml").exists():
+        raise YamlWriteError(f"{path} has no dbt_project.yml: pass --project-dir pointing at the dbt project")
+    return path
+
+
+def plan_writes(project: Project, links: Sequence[AcceptedLink], options: WriteOptions = WriteOptions()) -> WritePlan:
+    """What `apply` would write for these links. Pure apart from reading the project's files."""
+    project_dir = project_dir_of(project, options)
+    syntax = syntax_for(options.dbt_version or project.dbt_version)
+    state_path = project_dir / options.state_file
+    state, state_raw = read_state(state_path)
+    plan = WritePlan(project_dir=project_dir, dbt_version=syntax.label)
+    accepted = select_links(project, links, options, plan)
+    ws = Workspace(project_dir)
+    declared = {
+        (d.child.key(), d.parent.key()): d for d in project.declared_links if d.origin in _TEST_ORIGINS
+    }
+    documented: set[tuple[str, str]] = set()
+    for link in accepted:
+        _write_link(ws, project, project_dir, link, syntax, options, state, declared, documented, plan)
+    if options.semantic_models is not SemanticSpec.NONE:
+        from dbt_schema_link.writers.semantic_models import write_entities
+
+        write_entities(ws, project, project_dir, accepted, syntax, options, state, plan)
+    changes, refusals, additions = ws.finish()
+    plan.changes = changes
+    plan.refusals = refusals
+    new_state = state.with_added(additions)
+    if any(keys - state.written.get(kind, set()) for kind, keys in additions.items()):
+        new_bytes = new_state.to_bytes()
+        if new_bytes != state_raw:
+            plan.changes.append(FileChange(
+                path=state_path, display=options.state_file, old=state_raw, new=new_bytes, kind=ChangeKind.STATE,
+                old_mtime_ns=state_path.stat().st_mtime_ns if state_raw is not None else None,
+                actions=("remember what was written",),
+            ))
+    return plan
+
+
+def select_links(project: Project, links: Sequence[AcceptedLink], options: WriteOptions,
+                 plan: WritePlan) -> list[AcceptedLink]:
+    """Drop links below the threshold, on unknown relations or other packages; one per pair."""
+    best: dict[tuple, AcceptedLink] = {}
+    for link in links:
+        if not isinstance(link, AcceptedLink):
+            raise TypeError(f"plan_writes takes AcceptedLink records, got {type(link).__name__}")
+        child = project.relations.get(link.child.relation)
+        parent = project.relations.get(link.parent.relation)
+        if child is None or parent is None:
+            missing = link.child.relation if child is None else link.parent.relation
+            plan.skipped.append(Skipped(link, "link", f"{missing} is not in the manifest (run `dbt parse`)"))
+            continue
+        if link.child.key() == link.parent.key():
+            plan.skipped.append(Skipped(link, "link", "a column cannot reference itself"))
+            continue
+        if not link.declared_elsewhere and link.confidence < options.min_confidence:
+            reason = f"confidence {link.confidence:.2f} is below min_confidence {options.min_confidence:.2f}"
+            plan.skipped.append(Skipped(link, "link", reason))
+            continue
+        if project.project_name and child.package_name and child.package_name != project.project_name:
+            reason = f"{child.name} belongs to package {child.package_name}; only the root project's files are edited"
+            plan.skipped.append(Skipped(link, "link", reason))
+            continue
+        current = best.get(link.key())
+        if current is None or (link.declared_elsewhere, link.confidence) > (current.declared_elsewhere, current.confidence):
+            best[link.key()] = link
+    return sorted(best.values(), key=lambda k: (k.child.relation, k.child.column.lower(), -k.confidence,
+                                                k.parent.relation, k.parent.column.lower()))
+
+
+def _write_link(ws: Workspace, project: Project, project_dir: Path, link: AcceptedLink, syntax: DbtSyntax,
+                options: WriteOptions, state: WriteState, declared: dict, documented: set, plan: WritePlan) -> None:
+    child: Relation = project.relations[link.child.relation]
+    parent: Relation = project.relations[link.parent.relation]
+    target = entry_file(child, project_dir, options.new_file_pattern)
+    if isinstance(target, str):
+        plan.skipped.append(Skipped(link, "link", target))
+        return
+    try:
+        yfile = ws.open(target.path, may_create=not target.has_entry)
+        entry = find_entry(yfile, child)
+        if entry is None and target.has_entry:
+            raise YamlRefused(f"no entry for {child.name} in this file although the manifest says so: run `dbt parse`")
+        column = find_column(entry, link.child.column)
+        clash = type_clash(project, link)
+        if clash and (options.tests or options.constraints):
+            plan.skipped.append(Skipped(link, "test", clash))
+        add_test = options.tests and not clash and _want_test(link, parent, column, project, state, declared, plan)
+        doc_key = column_key(link.child)
+        add_desc = add_meta = False
+        if options.column_docs and link.child.key() not in documented:
+            documented.add(link.child.key())
+            manifest_col = child.column(link.child.column)
+            add_desc = not column_docs.has_description(column) and not (manifest_col and manifest_col.description.strip())
+            # a hand-declared test already is the evidence: no meta beside it (its own is ours)
+            human_declared = link.key() in declared or (
+                relationships.has_relationship_test(column, parent, link.parent.column, project)
+                and not state.has("tests", link_key(link))
+            )
+            add_meta = not column_docs.has_meta(column) and not human_declared
+            if (add_desc or add_meta) and state.has("docs", doc_key):
+                plan.skipped.append(Skipped(link, "docs", REJECTED))
+                add_desc = add_meta = False
+        add_fk = options.constraints and not clash and constraints.wanted(link, child, parent, entry, column, syntax, state, plan)
+        if not (add_test or add_desc or add_meta or add_fk):
+            return
+        entry = ensure_entry(yfile, child)
+        column = ensure_column(yfile, entry, link.child.column)
+        label = column_docs.column_label(child, link.child.column)
+        if add_desc:
+            column_docs.add_description(yfile, column, column_docs.description_for(link, parent))
+        if add_meta:
+            column_docs.add_meta(yfile, column, column_docs.meta_value(link, parent), syntax)
+        if add_desc or add_meta:
+            yfile.actions.append(f"docs {label}")
+            ws.record(target.path, "docs", doc_key)
+        if add_test:
+            relationships.add_test(yfile, column, relationships.build_test(link, parent, syntax, options))
+            yfile.actions.append(f"test {label} -> {column_docs.column_label(parent, link.parent.column)}")
+            ws.record(target.path, "tests", link_key(link))
+        if add_fk:
+            constraints.add(yfile, column, link, parent)
+            yfile.actions.append(f"foreign key {label}")
+            ws.record(target.path, "constraints", link_key(link))
+    except YamlRefused as exc:
+        ws.refuse(target.path, str(exc), link)
+
+
+def _want_test(link: AcceptedLink, parent: Relation, column, project: Project, state: WriteState,
+               declared: dict, plan: WritePlan) -> bool:
+    if relationships.has_relationship_test(column, parent, link.parent.column, project):
+        plan.skipped.append(Skipped(link, "test", "a relationships test for it is already in the YAML"))
+        return False
+    found = declared.get(link.key())
+    if found is not None:
+        plan.skipped.append(Skipped(link, "test", f"already declared by {found.source_id or found.origin.value}"))
+        return False
+    if state.has("tests", link_key(link)):
+        plan.skipped.append(Skipped(link, "test", REJECTED))
+        return False
+    return True
+

@@ -1,0 +1,167 @@
+"""Typed inputs and outputs of write-back: accepted links in, a plan of file changes out."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+
+from dbt_schema_link.artifacts.records import ColumnRef
+
+
+class RelationshipType(str, Enum):
+    """Cardinality of child -> parent, serialised with dbterd's short codes.
+
+    dbterd reads ``meta.relationship_type`` of a relationships test as the long form
+    (``many-to-one``...); anything it does not recognise is drawn as ``n1``.
+    """
+
+    MANY_TO_ONE = "n1"
+    ONE_TO_ONE = "11"
+    ONE_TO_MANY = "1n"
+    MANY_TO_MANY = "nn"
+    ZERO_TO_ONE = "01"
+    ZERO_TO_MANY = "0n"
+
+    @property
+    def meta_value(self) -> str:
+        """The spelling dbterd reads from ``meta.relationship_type``."""
+        return _LONG[self]
+
+    @property
+    def phrase(self) -> str:
+        """For column descriptions: ``many-to-one``."""
+        return _LONG[self]
+
+    @classmethod
+    def parse(cls, value: str | RelationshipType) -> RelationshipType:
+        """Accept the short code (``n1``), dbterd's long form or an enum-like name."""
+        if isinstance(value, RelationshipType):
+            return value
+        text = str(value).strip().lower().replace("_", "-")
+        for member in cls:
+            if text in (member.value, _LONG[member]):
+                return member
+        valid = ", ".join(f"{m.value}/{_LONG[m]}" for m in cls)
+        raise ValueError(f"unknown relationship type {value!r}: use one of {valid}")
+
+
+_LONG = {
+    RelationshipType.MANY_TO_ONE: "many-to-one",
+    RelationshipType.ONE_TO_ONE: "one-to-one",
+    RelationshipType.ONE_TO_MANY: "one-to-many",
+    RelationshipType.MANY_TO_MANY: "many-to-many",
+    RelationshipType.ZERO_TO_ONE: "zero-to-one",
+    RelationshipType.ZERO_TO_MANY: "zero-to-many",
+}
+
+
+@dataclass(frozen=True, order=True)
+class AcceptedLink:
+    """A link the user (or the confidence threshold) accepted: ``child`` references ``parent``."""
+
+    child: ColumnRef
+    parent: ColumnRef
+    confidence: float
+    relationship_type: RelationshipType = RelationshipType.MANY_TO_ONE
+    evidence_summary: str = ""
+    declared_elsewhere: bool = False  # e.g. a warehouse FK or another tool: materialise it
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.relationship_type, RelationshipType):
+            object.__setattr__(self, "relationship_type", RelationshipType.parse(self.relationship_type))
+        if not 0.0 <= float(self.confidence) <= 1.0:
+            raise ValueError(f"confidence of {self.child} -> {self.parent} must be in [0, 1], got {self.confidence}")
+
+    def key(self) -> tuple[tuple[str, str], tuple[str, str]]:
+        return (self.child.key(), self.parent.key())
+
+    def __str__(self) -> str:
+        return f"{self.child} -> {self.parent}"
+
+
+class ChangeKind(str, Enum):
+    YAML = "yaml"  # a dbt property file (edited in place or new)
+    SQL = "sql"  # a new model file (the time spine)
+    STATE = "state"  # our own state file
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file whose bytes would change. ``old`` is None for a new file."""
+
+    path: Path  # absolute
+    display: str  # relative to the project, for messages and diffs
+    old: bytes | None
+    new: bytes
+    kind: ChangeKind = ChangeKind.YAML
+    old_mtime_ns: int | None = None
+    actions: tuple[str, ...] = ()
+
+    @property
+    def old_sha256(self) -> str | None:
+        return hashlib.sha256(self.old).hexdigest() if self.old is not None else None
+
+    @property
+    def is_new(self) -> bool:
+        return self.old is None
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A file the writer would not touch, with the one-line reason (nothing is written to it)."""
+
+    display: str
+    reason: str
+    links: tuple[AcceptedLink, ...] = ()
+
+    def __str__(self) -> str:
+        return f"{self.display}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A link (or one part of it) deliberately not written, and why."""
+
+    link: AcceptedLink
+    what: str  # "test", "docs", "entity", "constraint", "link"
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.link} ({self.what}): {self.reason}"
+
+
+@dataclass
+class WritePlan:
+    """Everything `apply` would write, computed without writing anything."""
+
+    project_dir: Path
+    dbt_version: str
+    changes: list[FileChange] = field(default_factory=list)
+    refusals: list[Refusal] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def would_change(self) -> bool:
+        """True when the project's own files would change (what `--check` fails on).
+
+        Our state file alone does not count: it may be missing from a fresh checkout.
+        """
+        return any(c.kind is not ChangeKind.STATE for c in self.changes)
+
+    @property
+    def project_changes(self) -> list[FileChange]:
+        return [c for c in self.changes if c.kind is not ChangeKind.STATE]
+
+    def summary(self) -> list[str]:
+        """One line per changed file / refusal, for the CLI's stderr."""
+        lines = []
+        for change in self.changes:
+            verb = "create" if change.is_new else "update"
+            what = "; ".join(change.actions) if change.actions else change.kind.value
+            lines.append(f"{verb} {change.display}: {what}")
+        lines += [f"refused {r}" for r in self.refusals]
+        lines += self.notes
+        return lines
