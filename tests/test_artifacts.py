@@ -122,3 +122,19 @@ def test_wrong_types_are_tolerated(tmp_path):
 def test_resolve_target(tmp_path, expr, expected):
     project = read_project(_write(tmp_path, _manifest()))
     assert resolve_target(expr, project.relations, "p") == expected
+
+
+def test_relationships_test_on_a_source_resolves_the_child(tmp_path):
+    """dbt leaves attached_node empty for tests on sources: the child comes from kwargs.model."""
+    m = _manifest()
+    m["sources"]["source.p.raw.things"]["columns"] = {"customer_id": {"name": "customer_id"}}
+    m["nodes"]["test.p.src_rel"] = {
+        "unique_id": "test.p.src_rel", "resource_type": "test", "package_name": "p", "attached_node": None,
+        "depends_on": {"nodes": ["model.p.customers", "source.p.raw.things"]},
+        "test_metadata": {"name": "relationships", "kwargs": {
+            "to": "ref('customers')", "field": "id", "column_name": "customer_id",
+            "model": "{{ get_where_subquery(source('raw', 'things')) }}"}},
+    }
+    project = read_project(_write(tmp_path, m, catalog=None), require_catalog=False)
+    links = {(str(l.child), str(l.parent)) for l in project.declared_links}
+    assert ("source.p.raw.things.customer_id", "model.p.customers.id") in links

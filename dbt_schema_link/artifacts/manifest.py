@@ -48,6 +48,9 @@ def load_json(path: Path, regenerate: str) -> dict[str, Any]:
         ) from None
     except OSError as exc:
         raise ArtifactError(f"cannot read {path}: {exc.strerror}") from None
+    except (ValueError, RecursionError) as exc:  # e.g. a 5,000-digit number, absurd nesting
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else " ".join(str(exc).split())[:120]
+        raise ArtifactError(f"{path} cannot be read as JSON ({reason}): re-create it with `{regenerate}`") from None
     if not isinstance(data, dict):
         raise ArtifactError(f"{path} is not a dbt artifact (top level is not an object): run `{regenerate}`")
     return data
@@ -172,14 +175,34 @@ def resolve_target(expr: str, relations: dict[str, Relation], package: str) -> s
     return None
 
 
-def _column_ref(relations: dict[str, Relation], unique_id: str | None, column: Any) -> ColumnRef | None:
-    if not unique_id or not isinstance(column, str) or not column:
+def _column_ref(relations: dict[str, Relation], unique_id: Any, column: Any) -> ColumnRef | None:
+    if not isinstance(unique_id, str) or not unique_id or not isinstance(column, str) or not column:
         return None
     rel = relations.get(unique_id)
     if rel is None:
         return None
     col = rel.column(column)
     return ColumnRef(unique_id, col.name if col else column)
+
+
+_MODEL_ARG_RE = re.compile(r"""(ref\([^)]*\)|source\([^)]*\))""")
+
+
+def _test_child(node: dict, relations: dict[str, Relation], parent_id: str | None = None) -> str | None:
+    """The relation a generic test is attached to. dbt leaves ``attached_node`` empty for tests on
+    sources, so fall back to the test's ``model`` argument (``get_where_subquery(source(...))``),
+    then to a dependency that is not the test's ``to:`` target."""
+    attached = _opt_str(node.get("attached_node"))
+    if attached in relations:
+        return attached
+    kwargs = _dict(_dict(node.get("test_metadata")).get("kwargs"))
+    match = _MODEL_ARG_RE.search(_str(kwargs.get("model")))
+    if match:
+        resolved = resolve_target(match.group(1), relations, _str(node.get("package_name")))
+        if resolved:
+            return resolved
+    deps = [n for n in _list(_dict(node.get("depends_on")).get("nodes")) if n in relations and n != parent_id]
+    return deps[0] if len(deps) == 1 else None
 
 
 def _declared_from_tests(manifest: dict, relations: dict[str, Relation]) -> list[DeclaredLink]:
@@ -193,11 +216,9 @@ def _declared_from_tests(manifest: dict, relations: dict[str, Relation]) -> list
         if origin is None:
             continue
         kwargs = _dict(meta.get("kwargs"))
-        child_id = _opt_str(node.get("attached_node")) or next(
-            (n for n in _list(_dict(node.get("depends_on")).get("nodes")) if n in relations), None
-        )
-        child_col = kwargs.get("column_name") or node.get("column_name")
         parent_id = resolve_target(kwargs.get("to"), relations, _str(node.get("package_name")))
+        child_id = _test_child(node, relations, parent_id)
+        child_col = kwargs.get("column_name") or node.get("column_name")
         parent_col = kwargs.get("field")
         child = _column_ref(relations, child_id, child_col)
         parent = _column_ref(relations, parent_id, parent_col)
@@ -266,7 +287,7 @@ def _unique_not_null_keys(manifest: dict, relations: dict[str, Relation]) -> dic
         name = _str(_dict(node.get("test_metadata")).get("name"))
         if name not in ("unique", "not_null"):
             continue
-        attached = _opt_str(node.get("attached_node"))
+        attached = _test_child(node, relations)
         column = _dict(_dict(node.get("test_metadata")).get("kwargs")).get("column_name") or node.get("column_name")
         if attached in relations and isinstance(column, str):
             seen.setdefault((attached, column.lower()), set()).add(name)

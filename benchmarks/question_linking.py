@@ -1,0 +1,249 @@
+"""Question-linking benchmark: Spider dev (per database and all 20 together), Spider-Realistic,
+Spider-Syn, BIRD superhero (with `evidence` hints and BIRD's column descriptions), and a synthetic
+100,000-column index for latency and build time.
+
+Every dataset goes through the product path: converted to a dbt-duckdb project (one schema per
+database, tables as sources, declared FKs as relationships tests, descriptions in YAML),
+`dbt docs generate`, profiling through the product (`dbt-schema-link profile` with top_n=50,
+top_max_distinct=1000, so low-cardinality columns carry their frequent values; `--no-profile` for
+metadata only), `dbt_schema_link.linker.index`, then batch linking. The join graph is the declared
+FKs (no `link` run).
+
+    python benchmarks/question_linking.py                       # all suites
+    python benchmarks/question_linking.py --suite spider bird   # some
+    python benchmarks/question_linking.py --set max_columns=12  # try a linker setting
+
+Needs ../shared/data (says so and exits 0 when it is missing); the scale suite needs nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from dbt_schema_link.linker import LinkSettings, open_session  # noqa: E402
+from dbt_schema_link.linker import service  # noqa: E402
+from dbt_schema_link.profiling.options import ProfileOptions  # noqa: E402
+from dbt_schema_link.linker.evaluation.harness import (  # noqa: E402
+    bird_benchmark,
+    evaluate,
+    prepare_project,
+    spider_benchmark,
+)
+
+SUITES = ("spider", "realistic", "syn", "all20", "bird", "bird_nohint", "scale")
+TARGETS = {
+    "spider_dev per-db": "strict ≥ 0.95 at ≤ 10 cols",
+    "spider_realistic per-db": "strict ≥ 0.90 at ≤ 10 cols",
+    "spider_dev all-20": "localization ≥ 0.97",
+    "bird_superhero_hints": "strict ≥ 0.93 at ≤ 15 cols",
+}
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def fmt_row(s) -> str:
+    loc = f"{s.localization:.3f}" if s.localization is not None else "  -  "
+    return (f"{s.name:<28} {s.questions:>5} {s.unresolved:>4} {s.strict_recall:>7.3f} {s.recall:>7.3f} "
+            f"{s.table_recall:>7.3f} {s.precision:>6.3f} {s.mean_columns:>6.2f} {loc:>6} "
+            f"{s.latency_p50:>7.1f} {s.latency_p95:>7.1f} {s.mean_tokens:>7.0f}")
+
+
+HEADER = (f"{'benchmark':<28} {'qs':>5} {'unr':>4} {'strict':>7} {'recall':>7} {'tables':>7} {'prec':>6} "
+          f"{'cols':>6} {'loc':>6} {'p50ms':>7} {'p95ms':>7} {'tokens':>7}")
+
+
+def run_suites(args) -> list[dict]:
+    data = Path(args.data)
+    work = Path(args.work)
+    overrides = {}
+    for pair in args.set:
+        k, _, v = pair.partition("=")
+        overrides[k] = float(v)
+    settings = LinkSettings().with_overrides(overrides)
+    profile = None if args.no_profile else ProfileOptions(top_n=50, top_max_distinct=1000)
+    rows: list[dict] = []
+    summaries = []
+    wanted = set(args.suite)
+    need_spider = wanted & {"spider", "realistic", "syn", "all20"}
+    if (need_spider or wanted & {"bird", "bird_nohint"}) and not data.exists():
+        log(f"benchmark data not found at {data}: skipping the dataset suites (see benchmarks/README)")
+        need_spider = set()
+        wanted -= {"spider", "realistic", "syn", "all20", "bird", "bird_nohint"}
+    if need_spider:
+        bench = spider_benchmark(data)
+        proj = prepare_project(bench, work / "spider_dev", reuse=not args.force, progress=log, profile=profile)
+        t = time.perf_counter()
+        report = service.index([proj], force=args.force, progress=None, notice=log)
+        log(report.summary() + f" (wall {time.perf_counter() - t:.1f}s)")
+        session = open_session([proj], budget=args.budget, settings=settings, refresh=False, notice=log)
+        variants = []
+        if "spider" in wanted:
+            variants.append((bench, True, "spider_dev per-db"))
+        if "realistic" in wanted:
+            variants.append((spider_benchmark(data, "variants/spider_realistic.json", "spider_realistic"), True,
+                             "spider_realistic per-db"))
+        if "syn" in wanted:
+            variants.append((spider_benchmark(data, "variants/spider_syn_dev.json", "spider_syn"), True,
+                             "spider_syn per-db"))
+        if "all20" in wanted:
+            variants.append((bench, False, "spider_dev all-20"))
+        for b, restrict, name in variants:
+            summary, results = evaluate(session, b, restrict, name)
+            summary.extra["index_build_s"] = round(report.seconds, 2)
+            summaries.append(summary)
+            if args.misses:
+                dump_misses(results, work / f"misses_{name.replace(' ', '_')}.jsonl")
+    for hints, suite in ((True, "bird"), (False, "bird_nohint")):
+        if suite not in wanted:
+            continue
+        bench = bird_benchmark(data, hints=hints)
+        proj = prepare_project(bench, work / "bird_superhero", reuse=not args.force, progress=log, profile=profile)
+        report = service.index([proj], force=args.force, notice=log)
+        log(report.summary())
+        session = open_session([proj], budget=args.budget, settings=settings, refresh=False, notice=log)
+        summary, results = evaluate(session, bench, True, bench.name)
+        summary.extra["index_build_s"] = round(report.seconds, 2)
+        summaries.append(summary)
+        if args.misses:
+            dump_misses(results, work / f"misses_{bench.name}.jsonl")
+    if summaries:
+        print(HEADER)
+        for s in summaries:
+            print(fmt_row(s) + (f"   target: {TARGETS[s.name]}" if s.name in TARGETS else ""))
+        rows += [s.row() for s in summaries]
+    if "scale" in wanted:
+        rows.append(scale_suite(work / "scale", args.scale_columns, args.force))
+    return rows
+
+
+def dump_misses(results, path: Path) -> None:
+    with path.open("w", encoding="utf-8") as handle:
+        for r in results:
+            if not r.strict:
+                handle.write(json.dumps({"id": r.id, "db": r.db, "missed": sorted(map(list, r.missed)),
+                                         "missed_tables": sorted(r.gold.tables - r.predicted_tables),
+                                         "predicted": sorted(map(list, r.predicted_columns))}) + "\n")
+
+
+# ------------------------------------------------------------------------------------------------
+# scale: a synthetic project of N columns (manifest + catalog written directly)
+
+WORDS = ("account order customer product invoice payment shipment store region country city warehouse "
+         "supplier employee department campaign session event device subscription plan price discount "
+         "category brand review rating ticket agent channel currency tax refund return inventory batch "
+         "vehicle route driver delivery address phone email status type code amount quantity total date "
+         "created updated deleted active flag score balance limit level rank segment source medium").split()
+
+
+def synthetic_project(out: Path, n_columns: int, seed: int = 7) -> Path:
+    """A dbt project's target/ (manifest.json + catalog.json) with ~n_columns columns in 200 schemas."""
+    rng = random.Random(seed)
+    target = out / "target"
+    target.mkdir(parents=True, exist_ok=True)
+    (out / "dbt_project.yml").write_text("name: scale\nversion: '1.0'\nconfig-version: 2\nprofile: scale\n")
+    nodes, cat_nodes = {}, {}
+    n_rel = n_columns // 25
+    rels = []
+    for r in range(n_rel):
+        schema = f"domain_{r % max(1, n_rel // 20):03d}"
+        name = f"{rng.choice(WORDS)}_{rng.choice(WORDS)}_{r}"
+        uid = f"model.scale.{name}"
+        cols = {}
+        cat_cols = {}
+        names = ["id"] + [f"{rng.choice(WORDS)}_{rng.choice(WORDS)}_{i}" for i in range(24)]
+        for i, c in enumerate(names):
+            desc = " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 10)))
+            cols[c] = {"name": c, "description": f"The {desc}.", "data_type": None}
+            cat_cols[c] = {"name": c, "type": rng.choice(["INTEGER", "VARCHAR", "DATE", "DOUBLE"]), "index": i}
+        nodes[uid] = {"unique_id": uid, "resource_type": "model", "name": name, "package_name": "scale",
+                      "database": "db", "schema": schema, "alias": name, "relation_name": f'"db"."{schema}"."{name}"',
+                      "description": f"One row per {rng.choice(WORDS)} {rng.choice(WORDS)}.", "columns": cols,
+                      "config": {"materialized": "table", "enabled": True}, "depends_on": {"nodes": []}}
+        cat_nodes[uid] = {"metadata": {"schema": schema, "name": name}, "columns": cat_cols}
+        rels.append((uid, names))
+    # declared links: each relation's second column references another relation's id in its schema
+    by_schema: dict[str, list] = {}
+    for uid, names in rels:
+        by_schema.setdefault(nodes[uid]["schema"], []).append((uid, names))
+    for schema, members in by_schema.items():
+        for i, (uid, names) in enumerate(members[1:], 1):
+            parent_uid, _ = members[rng.randrange(0, i)]
+            tid = f"test.scale.rel_{len(nodes)}"
+            nodes[tid] = {"unique_id": tid, "resource_type": "test", "attached_node": uid,
+                          "test_metadata": {"name": "relationships",
+                                            "kwargs": {"column_name": names[1], "field": "id",
+                                                       "to": f"ref('{nodes[parent_uid]['name']}')"}},
+                          "package_name": "scale", "depends_on": {"nodes": [parent_uid, uid]}, "config": {}}
+    manifest = {"metadata": {"dbt_version": "1.11.0", "project_name": "scale", "adapter_type": "duckdb",
+                             "dbt_schema_version": "https://schemas.getdbt.com/dbt/manifest/v12.json"},
+                "nodes": nodes, "sources": {}, "parent_map": {}, "child_map": {}}
+    (target / "manifest.json").write_text(json.dumps(manifest))
+    (target / "catalog.json").write_text(json.dumps({"metadata": {}, "nodes": cat_nodes, "sources": {}}))
+    return out
+
+
+def scale_suite(work: Path, n_columns: int, force: bool) -> dict:
+    proj = work / f"synthetic_{n_columns}"
+    if force or not (proj / "target" / "manifest.json").exists():
+        synthetic_project(proj, n_columns)
+    t = time.perf_counter()
+    report = service.index([proj], force=force, progress=log, notice=log)
+    build_s = time.perf_counter() - t
+    log(report.summary())
+    t = time.perf_counter()
+    session = open_session([proj], refresh=False, notice=log)
+    load_s = time.perf_counter() - t
+    rng = random.Random(3)
+    questions = [f"What is the total {rng.choice(WORDS)} {rng.choice(WORDS)} per {rng.choice(WORDS)} for each "
+                 f"{rng.choice(WORDS)} in {rng.choice(['France', 'Texas', '2023', 'Q3'])}?" for _ in range(60)]
+    session.ask(questions[0])  # warm-up (first call pays lazy initialisation)
+    single = []
+    for q in questions[1:41]:
+        t = time.perf_counter()
+        session.ask(q)
+        single.append((time.perf_counter() - t) * 1000)
+    batch = [a.latency_ms for a in session.ask_many({"id": i, "question": q} for i, q in enumerate(questions))]
+    import numpy as np
+
+    row = {"name": f"scale {report.columns:,} columns", "columns": report.columns, "relations": report.relations,
+           "index_build_s": round(build_s, 1), "embedded": report.embedded, "reused": report.reused,
+           "up_to_date": report.up_to_date, "load_s": round(load_s, 2),
+           "ask_p50_ms": round(float(np.percentile(single, 50)), 1),
+           "ask_p95_ms": round(float(np.percentile(single, 95)), 1),
+           "batch_p50_ms": round(float(np.percentile(batch, 50)), 1),
+           "batch_p95_ms": round(float(np.percentile(batch, 95)), 1)}
+    print(f"scale: {row}")
+    return row
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--data", default=str(REPO.parent / "shared" / "data"))
+    p.add_argument("--work", default="/tmp/schema_link_qlink")
+    p.add_argument("--suite", nargs="+", default=list(SUITES), choices=SUITES)
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="linker setting override")
+    p.add_argument("--budget", type=int, default=2048)
+    p.add_argument("--scale-columns", type=int, default=100_000)
+    p.add_argument("--force", action="store_true", help="rebuild projects and indexes")
+    p.add_argument("--no-profile", action="store_true", help="metadata only: no profiling, no sample values")
+    p.add_argument("--misses", action="store_true", help="write the non-strict questions to <work>/misses_*.jsonl")
+    p.add_argument("--json", help="write all figures to this file")
+    args = p.parse_args(argv)
+    rows = run_suites(args)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

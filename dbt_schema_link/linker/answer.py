@@ -1,0 +1,148 @@
+"""The answer to one question, and its JSON form (one object per question; docs/linker.md).
+
+    {
+      "id": "q1",                       # from the batch file, or null
+      "question": "...", "hint": "..." | null,
+      "project": "shop", "database": "shop", "schema": "main",   # the localized group
+      "group": "shop:shop.main",
+      "unsure": false,                  # true when another group scored nearly as well
+      "candidates": [{"group", "project", "database", "schema", "score", "support"}, ...],
+      "relations": [{"unique_id", "name" (warehouse identifier), "model" (dbt name),
+                     "relation_name", "score", "reasons": [...], "bridge": false,
+                     "columns": [{"name", "data_type", "score", "reasons": [...]}, ...]}, ...],
+      "joins": [{"child": {"unique_id", "name", "column"}, "parent": {...},
+                 "on": "orders.customer_id = customers.customer_id", "kind", "confidence"}, ...],
+      "unjoined": [unique_id, ...],     # selected relations no join path reaches
+      "context": "...",                 # the rendered prompt (md) within the budget
+      "render": "full" | "linked",      # whole group schema, or the linked subset filled by score
+      "tokens": 812, "budget": 2048,
+      "retrieval": "dense+lexical+values" | "lexical+values",
+      "latency_ms": 12.3
+    }
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class ColumnPick:
+    column: int  # column id in the index
+    name: str
+    data_type: str
+    score: float
+    reasons: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "data_type": self.data_type or None, "score": round(float(self.score), 4),
+                "reasons": self.reasons}
+
+
+@dataclass
+class RelationPick:
+    relation: int
+    unique_id: str
+    name: str  # warehouse identifier
+    model: str  # dbt node name
+    relation_name: str
+    score: float
+    reasons: list[str] = field(default_factory=list)
+    bridge: bool = False
+    columns: list[ColumnPick] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"unique_id": self.unique_id, "name": self.name, "model": self.model,
+                "relation_name": self.relation_name, "score": round(float(self.score), 4),
+                "reasons": self.reasons, "bridge": self.bridge, "columns": [c.to_dict() for c in self.columns]}
+
+
+@dataclass
+class JoinPick:
+    edge: int
+    child_uid: str
+    child_name: str
+    child_column: str
+    parent_uid: str
+    parent_name: str
+    parent_column: str
+    kind: str
+    confidence: float
+
+    @property
+    def on(self) -> str:
+        return f"{self.child_name}.{self.child_column} = {self.parent_name}.{self.parent_column}"
+
+    def to_dict(self) -> dict:
+        return {"child": {"unique_id": self.child_uid, "name": self.child_name, "column": self.child_column},
+                "parent": {"unique_id": self.parent_uid, "name": self.parent_name, "column": self.parent_column},
+                "on": self.on, "kind": self.kind, "confidence": round(float(self.confidence), 4)}
+
+
+@dataclass
+class Candidate:
+    group: int
+    key: str
+    project: str
+    database: str
+    schema: str
+    score: float
+    support: int
+
+    def to_dict(self) -> dict:
+        return {"group": self.key, "project": self.project, "database": self.database, "schema": self.schema,
+                "score": round(float(self.score), 4), "support": self.support}
+
+
+@dataclass
+class Answer:
+    id: str | int | None
+    question: str
+    hint: str | None
+    candidates: list[Candidate]
+    unsure: bool
+    relations: list[RelationPick]
+    joins: list[JoinPick]
+    unjoined: list[str]
+    retrieval: str
+    context: str = ""
+    render: str = "linked"
+    tokens: int = 0
+    budget: int | None = None
+    latency_ms: float = 0.0
+    scores: Any = field(default=None, repr=False, compare=False)  # column scores, for rendering
+
+    @property
+    def group(self) -> Candidate | None:
+        return self.candidates[0] if self.candidates else None
+
+    def column_names(self) -> set[tuple[str, str]]:
+        """(relation identifier, column) pairs, lower case: what evaluation compares."""
+        return {(r.name.lower(), c.name.lower()) for r in self.relations for c in r.columns}
+
+    def n_columns(self) -> int:
+        return sum(len(r.columns) for r in self.relations)
+
+    def to_dict(self) -> dict:
+        g = self.group
+        return {
+            "id": self.id,
+            "question": self.question,
+            "hint": self.hint,
+            "project": g.project if g else None,
+            "database": g.database if g else None,
+            "schema": g.schema if g else None,
+            "group": g.key if g else None,
+            "unsure": self.unsure,
+            "candidates": [c.to_dict() for c in self.candidates],
+            "relations": [r.to_dict() for r in self.relations],
+            "joins": [j.to_dict() for j in self.joins],
+            "unjoined": self.unjoined,
+            "context": self.context,
+            "render": self.render,
+            "tokens": self.tokens,
+            "budget": self.budget,
+            "retrieval": self.retrieval,
+            "latency_ms": round(float(self.latency_ms), 2),
+        }

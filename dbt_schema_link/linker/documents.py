@@ -1,0 +1,256 @@
+"""Index documents: one record per relation and per column, the localization groups, and the join
+edges, built from one or more projects (with optional profiles and links.json).
+
+Columns of one relation are stored contiguously (relation `i` owns columns
+``col_start[i]:col_end[i]``) so per-relation aggregates are vectorised slices at question time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+from dbt_schema_link.artifacts.records import Project, Relation, ResourceType
+from dbt_schema_link.linker.linkfile import GraphLink
+from dbt_schema_link.linker.text import identifier_words
+from dbt_schema_link.profiling.records import ProfileSet
+
+#: How many profiled values per column are kept (value index, embedding and rendering samples).
+MAX_VALUES = 50
+#: How many values go into a column's embedding text.
+EMBED_VALUES = 5
+#: Grouping modes for localization.
+GROUP_MODES = ("auto", "schema", "project")
+
+
+@dataclass
+class ColumnDoc:
+    relation: int  # index into Corpus.relations
+    name: str
+    data_type: str
+    description: str
+    tags: list[str]
+    values: list[str]
+    is_pk: bool
+
+    def embed_text(self, relation: "RelationDoc") -> str:
+        text = f"{identifier_words(relation.short_name)} {identifier_words(self.name)}"
+        if self.description:
+            text += f": {self.description}"
+        if self.values:
+            text += " (e.g. " + ", ".join(v[:40] for v in self.values[:EMBED_VALUES]) + ")"
+        return text
+
+
+#: A relation whose columns are at least this share copied into one downstream model is superseded.
+SUPERSEDED_SHARE = 0.6
+
+
+@dataclass
+class RelationDoc:
+    unique_id: str
+    project: str
+    name: str  # dbt node name ("source.table" for sources)
+    short_name: str
+    identifier: str  # the warehouse identifier
+    relation_name: str
+    resource_type: str
+    database: str
+    schema: str
+    description: str
+    tags: list[str]
+    primary_key: list[str]
+    group: int = 0
+    # True when a downstream model passes most of this relation's columns through (lineage):
+    # the question should be answered from that model, not from every layer of one table.
+    superseded: bool = False
+    col_start: int = 0
+    col_end: int = 0
+
+    def embed_text(self, columns: list[ColumnDoc]) -> str:
+        text = identifier_words(self.short_name)
+        if self.description:
+            text += f": {self.description}"
+        names = ", ".join(identifier_words(c.name) for c in columns[:30])
+        return f"{text}. Columns: {names}"
+
+
+@dataclass
+class GroupDoc:
+    key: str  # "project:database.schema" or "project"
+    project: str
+    database: str
+    schema: str  # one schema, or several joined with "+"
+
+
+@dataclass
+class EdgeDoc:
+    child: int  # column index
+    parent: int
+    kind: str
+    confidence: float
+
+
+@dataclass
+class ProjectInput:
+    """What one project contributes to an index."""
+
+    project: Project
+    profiles: ProfileSet | None = None
+    links: list[GraphLink] = field(default_factory=list)
+
+
+@dataclass
+class Corpus:
+    relations: list[RelationDoc]
+    columns: list[ColumnDoc]
+    groups: list[GroupDoc]
+    edges: list[EdgeDoc]
+
+    def column_texts(self) -> list[str]:
+        return [c.embed_text(self.relations[c.relation]) for c in self.columns]
+
+    def relation_texts(self) -> list[str]:
+        return [r.embed_text(self.columns[r.col_start:r.col_end]) for r in self.relations]
+
+
+def text_key(model: str, text: str) -> str:
+    """The embedding-cache key of one text under one model."""
+    return hashlib.blake2b(f"{model}\x00{text}".encode("utf-8"), digest_size=12).hexdigest()
+
+
+def _values(profiles: ProfileSet | None, relation: Relation, column: str) -> list[str]:
+    if profiles is None:
+        return []
+    prof = profiles.relations.get(relation.unique_id)
+    col = prof.column(column) if prof else None
+    if col is None or not col.top_values:
+        return []
+    out = []
+    for v in col.top_values[:MAX_VALUES]:
+        v = str(v).strip()
+        if v and v.lower() not in ("none", "null") and len(v) <= 200:
+            out.append(v)
+    return out
+
+
+def _project_name(inp: ProjectInput, position: int) -> str:
+    return inp.project.project_name or f"project{position + 1}"
+
+
+def build_corpus(inputs: list[ProjectInput], group_by: str = "auto") -> Corpus:
+    """Documents for every enabled relation (models, seeds, snapshots, sources) of every project."""
+    if group_by not in GROUP_MODES:
+        raise ValueError(f"group_by must be one of {GROUP_MODES}")
+    mode = group_by if group_by != "auto" else ("schema" if len(inputs) == 1 else "project")
+    relations: list[RelationDoc] = []
+    columns: list[ColumnDoc] = []
+    col_index: dict[tuple[int, str, str], int] = {}  # (project position, uid, lower col) → column id
+    rel_index: dict[tuple[int, str], int] = {}
+    edges: list[EdgeDoc] = []
+    names_seen: dict[str, int] = {}
+    for pos, inp in enumerate(inputs):
+        project = inp.project
+        pname = _project_name(inp, pos)
+        names_seen[pname] = names_seen.get(pname, 0) + 1
+        if names_seen[pname] > 1:
+            pname = f"{pname}#{names_seen[pname]}"
+        for uid in sorted(project.relations):
+            rel = project.relations[uid]
+            if not rel.columns:
+                continue
+            pk = {c.lower() for c in rel.primary_key}
+            doc = RelationDoc(
+                unique_id=uid,
+                project=pname,
+                name=rel.name,
+                short_name=rel.short_name,
+                identifier=rel.identifier,
+                relation_name=rel.relation_name or rel.identifier,
+                resource_type=rel.resource_type.value if isinstance(rel.resource_type, ResourceType) else str(rel.resource_type),
+                database=rel.database or "",
+                schema=rel.schema or "",
+                description=rel.description or "",
+                tags=list(rel.tags),
+                primary_key=list(rel.primary_key),
+                col_start=len(columns),
+            )
+            rel_index[(pos, uid)] = len(relations)
+            for col in sorted(rel.columns.values(), key=lambda c: c.index):
+                col_index[(pos, uid, col.name.lower())] = len(columns)
+                columns.append(ColumnDoc(
+                    relation=len(relations),
+                    name=col.name,
+                    data_type=col.data_type or "",
+                    description=col.description or "",
+                    tags=list(col.tags),
+                    values=_values(inp.profiles, rel, col.name),
+                    is_pk=col.name.lower() in pk,
+                ))
+            doc.col_end = len(columns)
+            relations.append(doc)
+        best: dict[tuple[int, int], EdgeDoc] = {}
+        copied: dict[tuple[int, int], set[int]] = {}  # (upstream rel, downstream rel) -> upstream columns
+        for link in inp.links:
+            child = col_index.get((pos, link.child.relation, link.child.column.lower()))
+            parent = col_index.get((pos, link.parent.relation, link.parent.column.lower()))
+            if child is None or parent is None:
+                continue
+            if link.kind == "lineage":  # a copy of the same column, not a join
+                up, down = rel_index.get((pos, link.parent.relation)), rel_index.get((pos, link.child.relation))
+                if up is not None and down is not None:
+                    copied.setdefault((up, down), set()).add(parent)
+                continue
+            kind_rank = {"declared": 2, "lineage": 1}.get(link.kind, 0)
+            old = best.get((child, parent))
+            old_rank = {"declared": 2, "lineage": 1}.get(old.kind, 0) if old else -1
+            if old is None or (kind_rank, link.confidence) > (old_rank, old.confidence):
+                best[(child, parent)] = EdgeDoc(child, parent, link.kind, link.confidence)
+        edges.extend(best[k] for k in sorted(best))
+        for (up, _down), cols in copied.items():
+            n_cols = relations[up].col_end - relations[up].col_start
+            if n_cols and len(cols) >= SUPERSEDED_SHARE * n_cols:
+                relations[up].superseded = True
+    groups = _assign_groups(relations, columns, edges, mode)
+    return Corpus(relations, columns, groups, edges)
+
+
+def _assign_groups(relations: list[RelationDoc], columns: list[ColumnDoc], edges: list[EdgeDoc],
+                   mode: str) -> list[GroupDoc]:
+    """Localization units. By schema, schemas joined by a link are merged into one unit (a
+    project whose staging and marts schemas join each other is one place to answer from)."""
+    if mode == "project":
+        keys = [(r.project,) for r in relations]
+    else:
+        keys = [(r.project, r.database, r.schema) for r in relations]
+    parent: dict[tuple, tuple] = {k: k for k in keys}
+
+    def find(k: tuple) -> tuple:
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    for e in edges:
+        a, b = find(keys[columns[e.child].relation]), find(keys[columns[e.parent].relation])
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+    members: dict[tuple, set[tuple]] = {}
+    for k in keys:
+        members.setdefault(find(k), set()).add(k)
+    groups: list[GroupDoc] = []
+    group_of_root: dict[tuple, int] = {}
+    for root in sorted(members):
+        group_of_root[root] = len(groups)
+        if mode == "project":
+            groups.append(GroupDoc(key=root[0], project=root[0], database="", schema=""))
+            continue
+        ks = sorted(members[root])
+        databases = sorted({k[1] for k in ks})
+        schemas = "+".join(sorted({k[2] for k in ks}))
+        database = "+".join(databases)
+        groups.append(GroupDoc(key=f"{root[0]}:{database}.{schemas}", project=root[0],
+                               database=database, schema=schemas))
+    for rel, k in zip(relations, keys):
+        rel.group = group_of_root[find(k)]
+    return groups

@@ -1,0 +1,471 @@
+"""Question → databases, models, columns and joins, after MDB-Link's hierarchical reduction:
+
+1. retrieve: score every column (dense cosine, BM25, name coverage, value hits), vectorised;
+2. localize: group column evidence by database/schema with support-based pruning, keep a short
+   list of candidate groups and say when unsure;
+3. select models within the group (relation text + its best columns);
+4. ground columns (descriptions and values count as much as names);
+5. complete joins: a Steiner tree over the join graph adds bridge models and key columns;
+then the renderer fits it into the token budget.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, fields, replace
+from typing import Iterable, Iterator, Sequence
+
+import numpy as np
+
+from dbt_schema_link.errors import SchemaLinkError
+from dbt_schema_link.linker.answer import Answer, Candidate, ColumnPick, JoinPick, RelationPick
+from dbt_schema_link.linker.embedder import Embedder
+from dbt_schema_link.linker.store import LinkIndex
+from dbt_schema_link.linker.text import question_terms, terms
+from dbt_schema_link.linker.values import ValueHit
+
+
+_COUNT_RE = re.compile(r"\b(how many|number of|count|counts|total number)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class LinkSettings:
+    """Knobs of the linker. Defaults were chosen on Spider dev / BIRD superhero as a whole (no
+    per-database or per-question tuning); see benchmarks/question_linking.py."""
+
+    # column evidence weights
+    w_dense: float = 1.6
+    w_lex: float = 0.2
+    w_name: float = 0.3
+    w_value: float = 0.35
+    # relation evidence weights
+    r_dense: float = 0.6
+    r_lex: float = 0.3
+    r_name: float = 0.8
+    r_best_col: float = 1.0
+    r_second_col: float = 0.3
+    # localization (its own column weights: which database is a different question from which column)
+    l_lex: float = 0.35
+    l_name: float = 0.35
+    l_value: float = 0.5
+    l_rel_dense: float = 0.6
+    l_rel_lex: float = 0.3
+    l_rel_name: float = 0.6
+    retrieve_k: int = 60  # columns retrieved globally for group support
+    group_top_cols: int = 4  # a group's score sums its best this-many retrieved column scores
+    candidates: int = 3  # groups reported
+    unsure_ratio: float = 0.9  # second group within this ratio of the first → unsure
+    # selection
+    max_relations: int = 4  # terminal relations before join completion
+    relation_ratio: float = 0.6  # keep relations scoring at least this share of the best
+    seed_columns: int = 4  # relations owning the group's best this-many columns are selected too
+    column_ratio: float = 0.3  # keep columns scoring at least this share of the best column
+    max_columns: int = 13  # columns returned at most, join keys included (keys are never dropped)
+    per_relation: int = 6  # non-key columns per relation at most
+    w_label: float = 0.15  # the name/title column of a model the question names (SELECT name ...)
+    count_key: int = 1  # questions that count things keep the primary key of the best model (COUNT(id))
+    keys_in_budget: int = 1  # join keys count against max_columns (0: keys come on top)
+
+    def with_overrides(self, overrides: dict | None) -> "LinkSettings":
+        if not overrides:
+            return self
+        names = {f.name: f.type for f in fields(self)}
+        clean = {}
+        for key, value in overrides.items():
+            if key not in names:
+                raise SchemaLinkError(f"unknown linker setting {key!r}: use one of {', '.join(sorted(names))}")
+            clean[key] = int(value) if isinstance(getattr(self, key), int) else float(value)
+        return replace(self, **clean)
+
+
+@dataclass
+class Evidence:
+    """Per-question score vectors over the whole index (or the allowed groups)."""
+
+    col: np.ndarray  # fused column score
+    dense: np.ndarray
+    lex: np.ndarray
+    name: np.ndarray
+    value: np.ndarray
+    value_hits: dict[int, ValueHit]
+    rel: np.ndarray  # fused relation score
+    rel_name: np.ndarray
+    counts: bool = False  # the question asks how many
+    loc: np.ndarray | None = None  # column score used for localization
+    rel_loc: np.ndarray | None = None  # relation score used for localization
+
+
+def _segment_max(values: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    out = np.full(len(starts), -np.inf, dtype=np.float32)
+    nonempty = counts > 0
+    if len(values) and nonempty.any():
+        out[nonempty] = np.maximum.reduceat(values, starts[nonempty])
+    return out
+
+
+class Linker:
+    def __init__(self, index: LinkIndex, embedder: Embedder | None, settings: LinkSettings = LinkSettings()):
+        self.index = index
+        self.settings = settings
+        use_dense = embedder is not None and index.has_vectors and index.model == embedder.name
+        self.embedder = embedder if use_dense else None
+        self.retrieval = "dense+lexical+values" if self.embedder else "lexical+values"
+        self._name_index = _NameIndex.build(index)
+
+    # ---------------------------------------------------------------------------------------
+    def embed_questions(self, texts: Sequence[str]) -> np.ndarray | None:
+        if self.embedder is None:
+            return None
+        return self.embedder.encode(list(texts), batch_size=64)
+
+    def evidence(self, question: str, hint: str | None, qvec: np.ndarray | None,
+                 allowed_groups: Sequence[int] | None = None) -> Evidence:
+        s, idx = self.settings, self.index
+        n_cols = len(idx.corpus.columns)
+        text = question if not hint else f"{question} {hint}"
+        qterms = question_terms(text)
+        if qvec is not None:
+            dense = np.asarray(idx.col_vectors @ qvec, dtype=np.float32)
+            rel_dense = np.asarray(idx.rel_vectors @ qvec, dtype=np.float32)
+        else:
+            dense = np.zeros(n_cols, np.float32)
+            rel_dense = np.zeros(len(idx.corpus.relations), np.float32)
+        bm = idx.col_lex.score(qterms)
+        best_bm = float(bm.max()) if len(bm) else 0.0
+        lex = bm / best_bm if best_bm > 0 else bm
+        name_cov, rel_name = self._name_index.coverage(qterms)
+        hits = {h.column: h for h in idx.values.match(text)}
+        value = np.zeros(n_cols, np.float32)
+        for c, h in hits.items():
+            value[c] = h.strength
+        col = s.w_dense * dense + s.w_lex * lex + s.w_name * name_cov + s.w_value * value
+        if s.w_label:
+            named = rel_name[idx.col_relation] >= 0.5 if len(rel_name) else np.zeros(n_cols, bool)
+            col = col + s.w_label * (idx.col_is_label & named)
+        if allowed_groups is not None:
+            mask = np.isin(idx.col_group, np.asarray(list(allowed_groups), dtype=np.int32))
+            col = np.where(mask, col, -np.inf).astype(np.float32)
+        rbm = idx.rel_lex.score(qterms)
+        best_rbm = float(rbm.max()) if len(rbm) else 0.0
+        rlex = rbm / best_rbm if best_rbm > 0 else rbm
+        best = _segment_max(col, idx.rel_start, idx.rel_ncols)
+        second = self._segment_second(col)
+        rel = (s.r_dense * rel_dense + s.r_lex * rlex + s.r_name * rel_name + s.r_best_col * best
+               + s.r_second_col * second)
+        if allowed_groups is not None:
+            rmask = np.isin(idx.rel_group, np.asarray(list(allowed_groups), dtype=np.int32))
+            rel = np.where(rmask, rel, -np.inf)
+        counts = bool(_COUNT_RE.search(text))
+        loc = dense + s.l_lex * lex + s.l_name * name_cov + s.l_value * value
+        if allowed_groups is not None:
+            loc = np.where(mask, loc, -np.inf)
+        loc = loc.astype(np.float32)
+        rel_loc = (s.l_rel_dense * rel_dense + s.l_rel_lex * rlex + s.l_rel_name * rel_name
+                   + _segment_max(loc, idx.rel_start, idx.rel_ncols))
+        return Evidence(col.astype(np.float32), dense, lex.astype(np.float32), name_cov, value, hits,
+                        rel.astype(np.float32), rel_name, counts, loc, rel_loc.astype(np.float32))
+
+    def _segment_second(self, col: np.ndarray) -> np.ndarray:
+        """Second-best column score per relation (0 for one-column relations)."""
+        idx = self.index
+        best = _segment_max(col, idx.rel_start, idx.rel_ncols)
+        if not len(col):
+            return best
+        rel_of = idx.col_relation
+        is_best = col >= best[rel_of]
+        # drop one best per relation: take max over columns that are not the first argmax
+        first = np.zeros(len(col), dtype=bool)
+        order = np.flatnonzero(is_best)
+        _, first_pos = np.unique(rel_of[order], return_index=True)
+        first[order[first_pos]] = True
+        masked = np.where(first, -np.inf, col).astype(np.float32)
+        out = _segment_max(masked, idx.rel_start, idx.rel_ncols)
+        return np.where(np.isfinite(out), out, 0.0).astype(np.float32)
+
+    # ---------------------------------------------------------------------------------------
+    def localize(self, ev: Evidence) -> list[Candidate]:
+        s, idx = self.settings, self.index
+        n_groups = len(idx.corpus.groups)
+        if n_groups == 0:
+            return []
+        col = ev.loc if ev.loc is not None else ev.col
+        finite = np.isfinite(col)
+        k = min(s.retrieve_k, int(finite.sum()))
+        if k == 0:
+            return []
+        top = np.argpartition(-np.where(finite, col, -1e9), k - 1)[:k]
+        top = top[np.argsort(-col[top], kind="stable")]
+        groups = idx.col_group[top]
+        scores = np.zeros(n_groups, np.float64)
+        support = np.zeros(n_groups, np.int64)
+        taken = np.zeros(n_groups, np.int64)
+        for c, g in zip(top, groups):
+            support[g] += 1
+            if taken[g] < s.group_top_cols:
+                scores[g] += float(col[c])
+                taken[g] += 1
+        # relation-level evidence: the best relation of each group
+        rel_scores = ev.rel_loc if ev.rel_loc is not None else ev.rel
+        rel = np.where(np.isfinite(rel_scores), rel_scores, -np.inf)
+        best_rel = np.full(n_groups, -np.inf)
+        np.maximum.at(best_rel, idx.rel_group, rel)
+        scores = scores / max(1, s.group_top_cols) + np.where(np.isfinite(best_rel), best_rel, 0.0)
+        pruned = [g for g in np.argsort(-scores, kind="stable") if support[g] > 0 or np.isfinite(best_rel[g])]
+        out = []
+        for g in pruned[: s.candidates]:
+            gd = idx.corpus.groups[g]
+            out.append(Candidate(int(g), gd.key, gd.project, gd.database, gd.schema, float(scores[g]), int(support[g])))
+        return out
+
+    # ---------------------------------------------------------------------------------------
+    def select(self, ev: Evidence, group: int) -> tuple[list[int], list[int], dict[int, list[int]], list[int], list[int]]:
+        """Terminal relations, all relations (terminals + bridges), their columns, tree edges and
+        unjoined terminals."""
+        s, idx = self.settings, self.index
+        in_group = np.flatnonzero(idx.rel_group == group)
+        if not len(in_group):
+            return [], [], {}, [], []
+        # Answer from the most downstream copy of a table: superseded layers only as a last resort.
+        current = in_group[~idx.rel_superseded[in_group]]
+        rels = current if len(current) else in_group
+        rscore = ev.rel[rels]
+        order = rels[np.argsort(-rscore, kind="stable")]
+        best = float(ev.rel[order[0]])
+        floor = best * s.relation_ratio if best > 0 else best
+        terminals = [int(order[0])]
+        for r in order[1:]:
+            if len(terminals) >= s.max_relations:
+                break
+            if float(ev.rel[r]) >= floor:
+                terminals.append(int(r))
+        # relations owning the group's best columns (column evidence can name a model whose
+        # own text does not match the question)
+        if s.seed_columns > 0:
+            a = idx.rel_start[rels]
+            cols = np.concatenate([np.arange(st, st + n) for st, n in zip(a, idx.rel_ncols[rels])])
+            top = cols[np.argsort(-ev.col[cols], kind="stable")[: s.seed_columns]]
+            for c in top:
+                r = int(idx.col_relation[c])
+                if r not in terminals and len(terminals) < s.max_relations:
+                    terminals.append(r)
+        # strong literal evidence pulls its relation in
+        for c, hit in sorted(ev.value_hits.items(), key=lambda kv: -kv[1].strength):
+            r = int(idx.col_relation[c])
+            if idx.rel_group[r] == group and not (idx.rel_superseded[r] and len(rels) < len(in_group)) \
+                    and hit.strength >= 0.9 and r not in terminals and len(terminals) < s.max_relations + 1:
+                terminals.append(r)
+        lo, hi = float(ev.rel[rels].min()), best
+        span = max(hi - lo, 1e-6)
+        node_cost = {int(r): 0.5 * (1.0 - (float(ev.rel[r]) - lo) / span) for r in rels}
+        # (superseded relations keep the default bridge cost of 1: used only when nothing else joins)
+        tree, unjoined = idx.graph.steiner_tree(terminals, node_cost)
+        chosen = list(terminals)
+        for e in tree:
+            for n in idx.graph.endpoints(e):
+                if n not in chosen:
+                    chosen.append(n)
+        columns = self._ground(ev, chosen, set(terminals), tree)
+        return terminals, chosen, columns, tree, unjoined
+
+    def _ground(self, ev: Evidence, chosen: list[int], terminals: set[int], tree: list[int]) -> dict[int, list[int]]:
+        s, idx = self.settings, self.index
+        keys: dict[int, list[int]] = {r: [] for r in chosen}
+        for e in tree:
+            edge = idx.graph.edges[e]
+            for c in (edge.child, edge.parent):
+                r = int(idx.col_relation[c])
+                if c not in keys[r]:
+                    keys[r].append(c)
+        picked = {r: list(keys[r]) for r in chosen}
+        if s.count_key and ev.counts and terminals:
+            top = max(terminals, key=lambda r: (float(ev.rel_name[r]), float(ev.rel[r])))
+            pk = [c for c in range(int(idx.rel_start[top]), int(idx.rel_start[top] + idx.rel_ncols[top])) if idx.col_is_pk[c]]
+            if len(pk) == 1 and pk[0] not in picked[top]:
+                picked[top].append(pk[0])
+        n_keys = sum(len(v) for v in picked.values()) if s.keys_in_budget else 0
+        # candidate non-key columns of terminal relations, by score
+        cands: list[tuple[float, int, int]] = []
+        best_overall = -np.inf
+        for r in chosen:
+            a, b = int(idx.rel_start[r]), int(idx.rel_start[r] + idx.rel_ncols[r])
+            for c in range(a, b):
+                if c in picked[r]:
+                    continue
+                sc = float(ev.col[c])
+                if r in terminals or ev.value[c] > 0:
+                    cands.append((sc, r, c))
+                    best_overall = max(best_overall, sc)
+        cands.sort(key=lambda t: (-t[0], t[2]))
+        floor = best_overall * s.column_ratio if best_overall > 0 else best_overall
+        budget = max(0, s.max_columns - n_keys)
+        per_rel = {r: 0 for r in chosen}
+        # 1) the best column of every terminal relation
+        for sc, r, c in cands:
+            if r in terminals and per_rel[r] == 0 and budget > 0:
+                picked[r].append(c)
+                per_rel[r] += 1
+                budget -= 1
+        # 2) fill by score
+        for sc, r, c in cands:
+            if budget <= 0:
+                break
+            if c in picked[r] or per_rel[r] >= s.per_relation or sc < floor:
+                continue
+            picked[r].append(c)
+            per_rel[r] += 1
+            budget -= 1
+        return picked
+
+    # ---------------------------------------------------------------------------------------
+    def link(self, question: str, hint: str | None = None, db: str | None = None,
+             qvec: np.ndarray | None = None, id: str | int | None = None) -> Answer:
+        start = time.perf_counter()
+        question = (question or "").strip()
+        if not question:
+            raise SchemaLinkError("the question is empty: pass the question text")
+        allowed = None
+        if db:
+            allowed = self.index.group_index(db)
+            if not allowed:
+                raise SchemaLinkError(f"no indexed database/schema/project is named {db!r}: "
+                                      f"use one of the group names in `ask --format json` candidates")
+        if qvec is None and self.embedder is not None:
+            qvec = self.embed_questions([question if not hint else f"{question} {hint}"])[0]
+        ev = self.evidence(question, hint, qvec, allowed)
+        candidates = self.localize(ev)
+        if not candidates:
+            return Answer(id, question, hint, [], False, [], [], [], self.retrieval,
+                          latency_ms=(time.perf_counter() - start) * 1000)
+        unsure = len(candidates) > 1 and candidates[1].score >= self.settings.unsure_ratio * candidates[0].score
+        terminals, chosen, columns, tree, unjoined = self.select(ev, candidates[0].group)
+        answer = self._answer(id, question, hint, candidates, unsure, ev, terminals, chosen, columns, tree, unjoined)
+        answer.scores = ev.col
+        answer.latency_ms = (time.perf_counter() - start) * 1000
+        return answer
+
+    def link_many(self, items: Iterable[dict], chunk: int = 64) -> Iterator[Answer]:
+        """Batch linking: questions embedded `chunk` at a time, the model loaded once."""
+        buffer: list[dict] = []
+        for item in items:
+            buffer.append(item)
+            if len(buffer) >= chunk:
+                yield from self._link_chunk(buffer)
+                buffer = []
+        if buffer:
+            yield from self._link_chunk(buffer)
+
+    def _link_chunk(self, items: list[dict]) -> Iterator[Answer]:
+        start = time.perf_counter()
+        texts = [f"{it['question']} {it['hint']}" if it.get("hint") else it["question"] for it in items]
+        vecs = self.embed_questions(texts)
+        share = (time.perf_counter() - start) * 1000 / max(1, len(items))
+        for i, it in enumerate(items):
+            ans = self.link(it["question"], it.get("hint"), it.get("db"), None if vecs is None else vecs[i], it.get("id"))
+            ans.latency_ms += share
+            yield ans
+
+    # ---------------------------------------------------------------------------------------
+    def _answer(self, id, question, hint, candidates, unsure, ev: Evidence, terminals, chosen, columns, tree,
+                unjoined) -> Answer:
+        idx = self.index
+        corpus = idx.corpus
+        rels_out: list[RelationPick] = []
+        terminal_set = set(terminals)
+        key_cols = self._tree_cols(tree)
+        for r in sorted(chosen, key=lambda r: -float(ev.rel[r])):
+            rd = corpus.relations[r]
+            picks = []
+            for c in sorted(columns[r], key=lambda c: (c not in key_cols, -float(ev.col[c]))):
+                cd = corpus.columns[c]
+                picks.append(ColumnPick(c, cd.name, cd.data_type, float(ev.col[c]), self._reasons(ev, c, key_cols)))
+            reasons = []
+            if ev.rel_name[r] > 0:
+                reasons.append("name")
+            if r not in terminal_set:
+                reasons.append("bridge on the join path")
+            rels_out.append(RelationPick(r, rd.unique_id, rd.identifier, rd.name, rd.relation_name, float(ev.rel[r]),
+                                         reasons, bridge=r not in terminal_set, columns=picks))
+        joins = []
+        for e in tree:
+            edge = idx.graph.edges[e]
+            cc, pc = corpus.columns[edge.child], corpus.columns[edge.parent]
+            cr, pr = corpus.relations[cc.relation], corpus.relations[pc.relation]
+            joins.append(JoinPick(e, cr.unique_id, cr.identifier, cc.name, pr.unique_id, pr.identifier, pc.name,
+                                  edge.kind, edge.confidence))
+        return Answer(id, question, hint, candidates, unsure, rels_out, joins,
+                      [corpus.relations[r].unique_id for r in unjoined], self.retrieval)
+
+    def _tree_cols(self, tree: list[int]) -> set[int]:
+        out: set[int] = set()
+        for e in tree:
+            edge = self.index.graph.edges[e]
+            out.update((edge.child, edge.parent))
+        return out
+
+    def _reasons(self, ev: Evidence, c: int, key_cols: set[int]) -> list[str]:
+        out = []
+        if c in key_cols:
+            out.append("join key")
+        if self.index.col_is_pk[c]:
+            out.append("primary key")
+        if ev.name[c] > 0:
+            out.append(f"name {ev.name[c]:.2f}")
+        if ev.lex[c] > 0:
+            out.append(f"lexical {ev.lex[c]:.2f}")
+        if ev.dense[c] != 0:
+            out.append(f"semantic {ev.dense[c]:.2f}")
+        hit = ev.value_hits.get(c)
+        if hit is not None:
+            out.append(f"value {hit.value!r} ~ {hit.literal!r}")
+        return out
+
+
+class _NameIndex:
+    """How much of each column's (and relation's) name the question mentions, as postings:
+    each name term carries 1/len(name terms), so a bincount gives the covered fraction."""
+
+    def __init__(self, vocab, col_ptr, col_ids, col_w, rel_ptr, rel_ids, rel_w, n_cols, n_rels):
+        self.vocab = vocab
+        self.col = (col_ptr, col_ids, col_w)
+        self.rel = (rel_ptr, rel_ids, rel_w)
+        self.n_cols, self.n_rels = n_cols, n_rels
+
+    @classmethod
+    def build(cls, index: LinkIndex) -> "_NameIndex":
+        vocab: dict[str, int] = {}
+
+        def postings(names: list[str]):
+            rows, cols, ws = [], [], []
+            for i, name in enumerate(names):
+                ts = sorted(set(terms(name, drop_stop=False)))
+                for t in ts:
+                    rows.append(i)
+                    cols.append(vocab.setdefault(t, len(vocab)))
+                    ws.append(1.0 / len(ts))
+            return rows, cols, ws
+
+        c_rows, c_cols, c_w = postings([c.name for c in index.corpus.columns])
+        r_rows, r_cols, r_w = postings([r.short_name for r in index.corpus.relations])
+
+        def pack(rows, cols, ws):
+            cols_a = np.asarray(cols, dtype=np.int64)
+            order = np.argsort(cols_a, kind="stable")
+            ptr = np.zeros(len(vocab) + 1, dtype=np.int64)
+            np.cumsum(np.bincount(cols_a, minlength=len(vocab)), out=ptr[1:])
+            return ptr, np.asarray(rows, dtype=np.int32)[order], np.asarray(ws, dtype=np.float32)[order]
+
+        return cls(vocab, *pack(c_rows, c_cols, c_w), *pack(r_rows, r_cols, r_w),
+                   len(index.corpus.columns), len(index.corpus.relations))
+
+    def _cover(self, ids: list[int], ptr, docs, ws, n: int) -> np.ndarray:
+        spans = [(ptr[t], ptr[t + 1]) for t in ids if t + 1 < len(ptr)]
+        if not spans:
+            return np.zeros(n, np.float32)
+        d = np.concatenate([docs[a:b] for a, b in spans])
+        w = np.concatenate([ws[a:b] for a, b in spans])
+        return np.bincount(d, weights=w, minlength=n).astype(np.float32)
+
+    def coverage(self, qterms: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        ids = sorted({self.vocab[t] for t in qterms if t in self.vocab})
+        return (self._cover(ids, *self.col, self.n_cols), self._cover(ids, *self.rel, self.n_rels))

@@ -1,0 +1,214 @@
+"""Budget-aware rendering of the linked schema as LLM-ready context.
+
+The budget covers the whole prompt: template + question + hint + schema. If the localized group's
+whole schema fits, it is rendered whole; otherwise the best column of every selected model and
+every key on the join path are kept, and the rest is filled by score (linked columns first, then
+the group's other columns) while it fits. The text is line-based and the token estimate is
+additive over lines, so each candidate line is costed once.
+
+Markdown output is compact DDL-like text:
+
+    TABLE "shop"."main"."fct_orders" -- model fct_orders: One row per order.
+      order_id INTEGER PK -- the order's id
+      customer_id INTEGER FK -> dim_customers.customer_id
+      status VARCHAR -- order status; e.g. 'placed', 'shipped'
+    JOIN fct_orders.customer_id = dim_customers.customer_id
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from dbt_schema_link.errors import SchemaLinkError
+from dbt_schema_link.linker.answer import Answer
+from dbt_schema_link.linker.store import LinkIndex
+from dbt_schema_link.linker.tokens import count_line, count_tokens
+
+DEFAULT_TEMPLATE = """Answer the question with one SQL query over the schema below ({dialect}).
+{schema}
+Question: {question}
+Hint: {hint}"""
+DEFAULT_BUDGET = 2048
+DESCRIPTION_CHARS = 160
+SAMPLE_VALUES = 3
+
+
+@dataclass
+class Rendered:
+    text: str
+    tokens: int
+    mode: str  # "full" | "linked"
+
+
+def _one_line(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+class Renderer:
+    def __init__(self, index: LinkIndex, template: str = DEFAULT_TEMPLATE, dialect: str = "SQL"):
+        for field in ("{schema}", "{question}"):
+            if field not in template:
+                raise SchemaLinkError(f"the prompt template must contain {field}: e.g. {DEFAULT_TEMPLATE!r}")
+        self.index = index
+        self.template = template
+        self.dialect = dialect
+        self._fk: dict[int, tuple[int, str]] = {}
+        corpus = index.corpus
+        for e in sorted(corpus.edges, key=lambda e: -e.confidence):
+            parent = corpus.columns[e.parent]
+            self._fk.setdefault(e.child, (e.parent, f"{corpus.relations[parent.relation].identifier}.{parent.name}"))
+
+    # lines ---------------------------------------------------------------------------------
+    def header(self, r: int) -> str:
+        rd = self.index.corpus.relations[r]
+        line = f"TABLE {rd.relation_name} -- {rd.resource_type} {rd.name}"
+        if rd.description:
+            line += f": {_one_line(rd.description, DESCRIPTION_CHARS)}"
+        return line
+
+    def column_line(self, c: int) -> str:
+        cd = self.index.corpus.columns[c]
+        parts = [f"  {cd.name}"]
+        if cd.data_type:
+            parts.append(cd.data_type)
+        if cd.is_pk:
+            parts.append("PK")
+        fk = self._fk.get(c)
+        if fk:
+            parts.append(f"FK -> {fk[1]}")
+        line = " ".join(parts)
+        notes = []
+        if cd.description:
+            notes.append(_one_line(cd.description, DESCRIPTION_CHARS))
+        if cd.values:
+            notes.append("e.g. " + ", ".join(repr(_one_line(v, 30)) for v in cd.values[:SAMPLE_VALUES]))
+        if notes:
+            line += " -- " + "; ".join(notes)
+        return line
+
+    def _frame(self, question: str, hint: str | None, dialect: str) -> tuple[list[str], int, int]:
+        """Template lines with the schema slot; its token cost without the schema."""
+        filled = self.template.replace("{dialect}", dialect).replace("{question}", " ".join(question.split()))
+        lines = filled.split("\n")
+        out = []
+        for line in lines:
+            if "{hint}" in line:
+                if not hint:
+                    continue
+                line = line.replace("{hint}", " ".join(hint.split()))
+            out.append(line)
+        slot = next(i for i, line in enumerate(out) if "{schema}" in line)
+        cost = sum(count_line(line.replace("{schema}", "")) for line in out) + len(out) - 1
+        return out, slot, cost
+
+    def _assemble(self, frame: list[str], slot: int, body: list[str]) -> str:
+        line = frame[slot]
+        before, after = line.split("{schema}", 1)
+        schema = "\n".join(body)
+        middle = (before + schema + after) if body else (before + after)
+        return "\n".join(frame[:slot] + [middle] + frame[slot + 1:])
+
+    @staticmethod
+    def _tree_order(answer: Answer) -> list:
+        """Selected models in breadth-first order over the join path from the best one, so any
+        prefix that fits the budget is connected (bridges come before what they connect)."""
+        rank = {p.unique_id: i for i, p in enumerate(answer.relations)}
+        by_uid = {p.unique_id: p for p in answer.relations}
+        adj: dict[str, set[str]] = {}
+        for j in answer.joins:
+            adj.setdefault(j.child_uid, set()).add(j.parent_uid)
+            adj.setdefault(j.parent_uid, set()).add(j.child_uid)
+        out: list = []
+        seen: set[str] = set()
+        for start in answer.relations:
+            if start.unique_id in seen:
+                continue
+            queue = [start.unique_id]
+            seen.add(start.unique_id)
+            while queue:
+                uid = queue.pop(0)
+                out.append(by_uid[uid])
+                for nxt in sorted(adj.get(uid, ()), key=lambda u: rank.get(u, 1 << 30)):
+                    if nxt not in seen and nxt in by_uid:
+                        seen.add(nxt)
+                        queue.append(nxt)
+        return out
+
+    # render ---------------------------------------------------------------------------------
+    def render(self, answer: Answer, budget: int | None = DEFAULT_BUDGET, col_scores: np.ndarray | None = None) -> Rendered:
+        idx = self.index
+        corpus = idx.corpus
+        group = answer.group
+        dialect = self.dialect
+        frame, slot, fixed = self._frame(answer.question, answer.hint, dialect)
+        if budget is not None and fixed > budget:
+            raise SchemaLinkError(f"a budget of {budget} tokens cannot hold the prompt template and question "
+                                  f"({fixed} tokens): raise --budget")
+        if group is None:
+            text = self._assemble(frame, slot, [])
+            return Rendered(text, count_tokens(text), "linked")
+        join_lines = [f"JOIN {j.on}" for j in answer.joins]
+        group_rels = [int(r) for r in np.flatnonzero(idx.rel_group == group.group)]
+        # Whole group schema, if it fits.
+        full_body: list[str] = []
+        for r in group_rels:
+            full_body.append(self.header(r))
+            a, b = corpus.relations[r].col_start, corpus.relations[r].col_end
+            full_body.extend(self.column_line(c) for c in range(a, b))
+        full_body.extend(join_lines)
+        full_cost = fixed + sum(count_line(line) + 1 for line in full_body)
+        if budget is None or full_cost <= budget:
+            text = self._assemble(frame, slot, full_body)
+            return Rendered(text, count_tokens(text), "full")
+        # Linked subset: each selected model with its join keys and best column (in rank order,
+        # with the join lines that connect it to models already in), then fill by score.
+        order = [p.relation for p in answer.relations]
+        chosen_cols: dict[int, list[int]] = {}
+        headers: dict[int, int] = {r: count_line(self.header(r)) + 1 for r in group_rels}
+        joins_in: list[str] = []
+        used = fixed
+        for pick in self._tree_order(answer):
+            keys = [c.column for c in pick.columns if "join key" in c.reasons]
+            others = [c.column for c in pick.columns if "join key" not in c.reasons]
+            unit = keys + others[:1]
+            new_joins = [j for j in answer.joins if pick.unique_id in (j.child_uid, j.parent_uid)
+                         and {j.child_uid, j.parent_uid} - {pick.unique_id} <= {corpus.relations[r].unique_id for r in chosen_cols}]
+            cost = headers[pick.relation] + sum(count_line(self.column_line(c)) + 1 for c in unit) \
+                + sum(count_line(f"JOIN {j.on}") + 1 for j in new_joins)
+            if used + cost > budget:
+                break  # what is left is further from the best model: the rendered part stays connected
+            used += cost
+            chosen_cols[pick.relation] = list(unit)
+            joins_in += [f"JOIN {j.on}" for j in new_joins]
+        fill: list[int] = [c.column for p in answer.relations if p.relation in chosen_cols for c in p.columns]
+        fill += [c.column for p in answer.relations if p.relation not in chosen_cols for c in p.columns]
+        if col_scores is not None:
+            # Filling by score skips superseded layers (raw copies of a model's columns).
+            rest = [c for r in group_rels if not corpus.relations[r].superseded
+                    for c in range(corpus.relations[r].col_start, corpus.relations[r].col_end)]
+            rest.sort(key=lambda c: -float(col_scores[c]))
+            fill += rest
+        seen = {c for cols in chosen_cols.values() for c in cols}
+        for c in fill:
+            if c in seen:
+                continue
+            seen.add(c)
+            r = corpus.columns[c].relation
+            cost = count_line(self.column_line(c)) + 1 + (headers[r] if r not in chosen_cols else 0)
+            if used + cost > budget:
+                continue
+            used += cost
+            chosen_cols.setdefault(r, []).append(c)
+        body: list[str] = []
+        for r in list(order) + [r for r in chosen_cols if r not in order]:
+            if r not in chosen_cols:
+                continue
+            body.append(self.header(r))
+            for c in sorted(chosen_cols[r]):
+                body.append(self.column_line(c))
+        body.extend(joins_in)
+        text = self._assemble(frame, slot, body)
+        return Rendered(text, count_tokens(text), "linked")

@@ -1,0 +1,243 @@
+"""Public functions of the question-time linker, in the words of the CLI:
+
+    report = index(["path/to/project"])                 # dbt-schema-link index
+    answer = ask("How many orders per country?")        # dbt-schema-link ask "..."
+    for a in ask_batch(read_questions("q.jsonl")): ...  # dbt-schema-link ask --questions q.jsonl
+
+`open_session` loads the index and the embedding model once for many questions.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, Sequence
+
+from dbt_schema_link.artifacts.manifest import read_project
+from dbt_schema_link.errors import SchemaLinkError
+from dbt_schema_link.linker.answer import Answer
+from dbt_schema_link.linker.documents import GROUP_MODES, ProjectInput
+from dbt_schema_link.linker.embedder import DEFAULT_MODEL, NO_MODEL, load_embedder
+from dbt_schema_link.linker.linkfile import declared_links, read_links_file, source_test_keys
+from dbt_schema_link.linker.pipeline import Linker, LinkSettings
+from dbt_schema_link.linker.render import DEFAULT_BUDGET, DEFAULT_TEMPLATE, Renderer
+from dbt_schema_link.linker.store import BuildReport, build_index, fingerprint, load_index, read_meta
+from dbt_schema_link.profiling.cache import ProfileCache
+from dbt_schema_link.profiling.envelope import relation_profile
+from dbt_schema_link.profiling.records import ProfileSet
+from dbt_schema_link.project_config import ProjectPaths, locate
+
+Progress = Callable[[str], None]
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def default_index_dir(paths: ProjectPaths) -> Path:
+    return paths.output_dir / "index"
+
+
+def _profiles(paths: ProjectPaths, project) -> ProfileSet | None:
+    if not paths.profiles_json.exists():
+        return None
+    cache = ProfileCache.load(paths.profiles_json)
+    relations = {}
+    for uid, entry in cache.entries.items():
+        if uid in project.relations and isinstance(entry.get("profile"), dict):
+            try:
+                relations[uid] = relation_profile(entry["profile"])
+            except Exception:  # noqa: BLE001 - a damaged entry only loses its sample values
+                continue
+    return ProfileSet(adapter=project.adapter_type, k=0, package_version="", relations=relations)
+
+
+def _locate_all(project_dirs: Sequence[str | Path], target_path: str | Path | None) -> list[ProjectPaths]:
+    dirs = list(project_dirs) or ["."]
+    return [locate(d, target_path) for d in dirs]
+
+
+def _input_files(paths: Sequence[ProjectPaths]) -> list[Path]:
+    out = []
+    for p in paths:
+        out += [p.target_dir / "manifest.json", p.target_dir / "catalog.json", p.profiles_json, p.links_json]
+    return out
+
+
+def load_inputs(paths: Sequence[ProjectPaths], notice: Progress = _stderr) -> list[ProjectInput]:
+    """Projects as the index sees them: records, cached profiles (sample values), join links."""
+    inputs = []
+    for p in paths:
+        project = read_project(p.target_dir, require_catalog=False, project_dir=p.project_dir)
+        if not project.has_catalog:
+            notice(f"notice: {p.target_dir / 'catalog.json'} not found: column types and undocumented columns "
+                   f"are missing (run `dbt docs generate`)")
+        links = declared_links(project)
+        if any(r.resource_type.value == "source" for r in project.relations.values()):
+            extra, keys = source_test_keys(p.target_dir / "manifest.json", project)
+            known = {(l.child, l.parent) for l in links}
+            links += [l for l in extra if (l.child, l.parent) not in known]
+            for uid, cols in keys.items():
+                rel = project.relations[uid]
+                if not rel.primary_key:
+                    col = rel.column(cols[0])
+                    rel.primary_key = (col.name,) if col else ()
+        inferred, problem = read_links_file(p.links_json, project)
+        if problem:
+            notice(f"notice: {problem}")
+        links += inferred
+        inputs.append(ProjectInput(project, _profiles(p, project), links))
+    return inputs
+
+
+def index(project_dirs: Sequence[str | Path] = (".",), target_path: str | Path | None = None,
+          index_dir: str | Path | None = None, model: str | None = DEFAULT_MODEL, group_by: str = "auto",
+          force: bool = False, progress: Progress | None = None, notice: Progress = _stderr) -> BuildReport:
+    """Build or refresh the question index of one or more dbt projects (`dbt-schema-link index`).
+
+    Unchanged inputs → nothing is done; changed descriptions/profiles/links → rebuilt, embedding
+    only the texts that changed. The index lives in the first project's target/schema_link/index
+    unless `index_dir` says otherwise.
+    """
+    if group_by not in GROUP_MODES:
+        raise SchemaLinkError(f"--group-by {group_by!r} is not one of {', '.join(GROUP_MODES)}")
+    paths = _locate_all(project_dirs, target_path)
+    out_dir = Path(index_dir) if index_dir else default_index_dir(paths[0])
+    wanted = None if (model or "").strip().lower() in NO_MODEL else model
+
+    def digest_for(model_name: str | None) -> str:
+        return fingerprint(_input_files(paths), {"model": model_name, "group_by": group_by,
+                                                 "projects": [str(p.project_dir) for p in paths]})
+
+    digest = digest_for(wanted)
+    meta = read_meta(out_dir)
+    if not force and meta and meta.get("fingerprint") == digest and meta.get("model") == wanted:
+        return build_index([], out_dir, None, group_by, digest, False, progress)  # up to date: no model load
+    status = load_embedder(model)
+    if status.notice:
+        notice(status.notice)
+    if status.embedder is None and wanted is not None:
+        digest = digest_for(None)
+    inputs = load_inputs(paths, notice)
+    meta = [{"name": i.project.project_name, "project_dir": str(p.project_dir), "target_dir": str(p.target_dir),
+             "dbt_version": i.project.dbt_version, "adapter": i.project.adapter_type}
+            for i, p in zip(inputs, paths)]
+    report = build_index(inputs, out_dir, status.embedder, group_by, digest, True, progress, meta)
+    if status.notice:
+        report.notices.append(status.notice)
+    return report
+
+
+@dataclass
+class LinkSession:
+    """An opened index with its model: answers many questions without reloading anything."""
+
+    linker: Linker
+    renderer: Renderer
+    budget: int | None = DEFAULT_BUDGET
+    notices: list[str] = field(default_factory=list)
+
+    @property
+    def index(self):
+        return self.linker.index
+
+    def _finish(self, answer: Answer) -> Answer:
+        rendered = self.renderer.render(answer, self.budget, answer.scores)
+        answer.context, answer.tokens, answer.render, answer.budget = rendered.text, rendered.tokens, rendered.mode, self.budget
+        return answer
+
+    def ask(self, question: str, hint: str | None = None, db: str | None = None, id: str | int | None = None) -> Answer:
+        return self._finish(self.linker.link(question, hint, db, id=id))
+
+    def ask_many(self, items: Iterable[dict]) -> Iterator[Answer]:
+        for answer in self.linker.link_many(items):
+            yield self._finish(answer)
+
+
+def open_session(project_dirs: Sequence[str | Path] = (".",), target_path: str | Path | None = None,
+                 index_dir: str | Path | None = None, budget: int | None = DEFAULT_BUDGET, top: int | None = None,
+                 settings: dict | LinkSettings | None = None, template: str = DEFAULT_TEMPLATE,
+                 refresh: bool = True, lexical: bool = False, notice: Progress = _stderr,
+                 progress: Progress | None = None) -> LinkSession:
+    """Load (refreshing first if the project changed) the index and its embedding model."""
+    if budget is not None and budget < 1:
+        raise SchemaLinkError(f"--budget {budget} must be a positive number of tokens")
+    if top is not None and top < 1:
+        raise SchemaLinkError(f"--top {top} must be at least 1")
+    notices: list[str] = []
+
+    def say(message: str) -> None:
+        notices.append(message)
+        notice(message)
+
+    if index_dir is not None and not project_dirs:
+        out_dir = Path(index_dir)
+    else:
+        paths = _locate_all(project_dirs, target_path)
+        out_dir = Path(index_dir) if index_dir else default_index_dir(paths[0])
+        meta = read_meta(out_dir)
+        if refresh:
+            model = (meta or {}).get("model", DEFAULT_MODEL) if meta else DEFAULT_MODEL
+            group_by = (meta or {}).get("group_by", "auto")
+            report = index(project_dirs, target_path, out_dir, model or "none", group_by, False, progress, say)
+            if not report.up_to_date:
+                say(f"notice: {report.summary()}")
+    idx = load_index(out_dir)
+    embedder = None
+    if idx.model and not lexical:
+        status = load_embedder(idx.model)
+        if status.notice:
+            say(status.notice)
+        embedder = status.embedder
+    elif not idx.model:
+        say("notice: the index has no dense vectors (built with --model none): lexical and value matching only")
+    base = settings if isinstance(settings, LinkSettings) else LinkSettings().with_overrides(settings)
+    if top is not None:
+        base = base.with_overrides({"max_columns": top})
+    dialect = next((p.get("adapter") for p in idx.meta.get("projects", []) if p.get("adapter")), None) or "SQL"
+    return LinkSession(Linker(idx, embedder, base), Renderer(idx, template, dialect), budget, notices)
+
+
+def ask(question: str, hint: str | None = None, db: str | None = None, *, session: LinkSession | None = None,
+        **session_options) -> Answer:
+    """Link one question (`dbt-schema-link ask "..."`); options as for `open_session`."""
+    session = session or open_session(**session_options)
+    return session.ask(question, hint, db)
+
+
+def ask_batch(items: Iterable[dict], *, session: LinkSession | None = None, **session_options) -> Iterator[Answer]:
+    """Link many questions (`ask --questions FILE.jsonl`): items with `question`, optional `id`,
+    `hint`, `db`. The model is loaded once and questions are embedded in chunks."""
+    session = session or open_session(**session_options)
+    yield from session.ask_many(items)
+
+
+def read_questions(path: str | Path) -> list[dict]:
+    """A JSON-lines file of {"id", "question", "hint"?, "db"?} objects (one-line errors)."""
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise SchemaLinkError(f"cannot read questions file {path}: {exc.strerror}") from None
+    out = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise SchemaLinkError(f"{path}:{n} is not a JSON object ({exc.msg}): one question object per line") from None
+        if not isinstance(item, dict) or not isinstance(item.get("question"), str) or not item["question"].strip():
+            raise SchemaLinkError(f'{path}:{n} has no "question" text: expected {{"id": ..., "question": "..."}}')
+        for key in ("hint", "db"):
+            if item.get(key) is not None and not isinstance(item[key], str):
+                raise SchemaLinkError(f'{path}:{n}: "{key}" must be a string')
+        item.setdefault("id", n)
+        out.append(item)
+    return out
+
+
+def answer_json(answer: Answer) -> str:
+    return json.dumps(answer.to_dict(), ensure_ascii=False)

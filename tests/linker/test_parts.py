@@ -1,0 +1,134 @@
+"""Pure parts of the linker on records built in code: text, BM25, value index, join graph,
+token estimate, gold-column extraction."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dbt_schema_link.linker import values as values_mod
+from dbt_schema_link.linker.documents import ColumnDoc, EdgeDoc
+from dbt_schema_link.linker.evaluation.gold import gold_columns
+from dbt_schema_link.linker.graph import JoinGraph
+from dbt_schema_link.linker.lexical import LexicalIndex
+from dbt_schema_link.linker.text import literals, split_identifier, stem, terms
+from dbt_schema_link.linker.tokens import count_line, count_tokens
+from dbt_schema_link.linker.values import ValueIndex
+
+
+def test_identifiers_split_on_case_and_separators():
+    assert split_identifier("customerID") == ["customer", "id"]
+    assert split_identifier("dim_customers") == ["dim", "customers"]
+    assert split_identifier("HTTPStatus-code") == ["http", "status", "code"]
+
+
+def test_stemmer_maps_plurals_to_the_singular():
+    assert [stem(w) for w in ("orders", "categories", "heroes", "boxes", "status", "class")] == \
+        ["order", "category", "hero", "box", "status", "class"]
+    assert terms("How many orders per customer?") == ["order", "per", "customer"]
+
+
+def test_literals_quoted_capitalised_numbers_and_ngrams():
+    lits = literals('Orders shipped to "New York" by Acme Corp in 2023')
+    assert lits[0] == "New York"
+    assert "2023" in lits and "Acme Corp" in lits and "shipped" in lits
+
+
+def test_bm25_ranks_documents_with_rarer_terms_higher():
+    docs = [[("order", 1.0), ("id", 1.0)], [("customer", 1.0), ("id", 1.0)], [("customer", 1.0), ("name", 1.0)]]
+    lex = LexicalIndex.build(docs, 3)
+    scores = lex.score(["customer", "name"])
+    assert scores.argmax() == 2 and scores[0] == 0.0
+    assert lex.max_score(["customer", "name"]) >= scores.max() - 1e-6
+    again = LexicalIndex.from_arrays(lex.vocab_list(), lex.arrays("x_"), "x_")
+    assert np.allclose(again.score(["customer"]), lex.score(["customer"]))
+
+
+def test_value_index_exact_and_fuzzy():
+    idx = ValueIndex.build([["Paris", "Berlin"], ["shipped", "pending"], ["New York", "Paris"]])
+    hits = {h.column: h for h in idx.match("Which orders were shipped to Paris?")}
+    assert set(hits) == {0, 1, 2}
+    assert hits[1].value == "shipped" and hits[0].literal == "Paris"
+    fuzzy = {h.column: h for h in idx.match("Customers from Berlim")}
+    assert 0 in fuzzy and fuzzy[0].value == "berlin" and fuzzy[0].strength < 1.0
+
+
+def test_value_index_uses_lsh_for_large_value_sets(monkeypatch):
+    monkeypatch.setattr(values_mod, "FUZZY_SCAN_LIMIT", 50)
+    column_values = [[f"Customer {i:04d} Ltd" for i in range(200)], ["Springfield Power Plant", "Shelbyville"]]
+    idx = ValueIndex.build(column_values)
+    assert idx.lsh_keys is not None  # the LSH path is the one used
+    hits = {h.column: h for h in idx.match("Who works at Springfeld Power Plant?")}
+    assert 1 in hits and hits[1].value == "springfield power plant"
+    exact = {h.column for h in idx.match("Orders of Customer 0042 Ltd")}
+    assert 0 in exact
+
+
+def test_minhash_signatures_agree_for_similar_strings():
+    sig = values_mod.minhash_signatures(["springfield", "springfeld", "zzzzqqqq"])
+    same = (sig[0] == sig[1]).mean()
+    other = (sig[0] == sig[2]).mean()
+    assert same > 0.3 and other < 0.1
+
+
+def _cols(spec: list[tuple[int, str]]) -> list[ColumnDoc]:
+    return [ColumnDoc(relation=r, name=n, data_type="", description="", tags=[], values=[], is_pk=False) for r, n in spec]
+
+
+def test_steiner_tree_adds_the_bridge_relation():
+    # relations: 0 customers, 1 orders, 2 order_items, 3 products, 4 unrelated
+    cols = _cols([(0, "customer_id"), (1, "order_id"), (1, "customer_id"), (2, "order_id"), (2, "product_id"),
+                  (3, "product_id"), (4, "x")])
+    edges = [EdgeDoc(2, 0, "declared", 1.0), EdgeDoc(3, 1, "declared", 1.0), EdgeDoc(4, 5, "declared", 1.0)]
+    g = JoinGraph(edges, cols, 5)
+    tree, unjoined = g.steiner_tree([0, 3])
+    assert sorted(tree) == [0, 1, 2]
+    assert unjoined == []
+    tree, unjoined = g.steiner_tree([0, 4])
+    assert tree == [] and set(unjoined) == {0, 4}
+
+
+def test_steiner_tree_prefers_confident_and_relevant_paths():
+    # 0 — 1 — 3 (declared) versus 0 — 2 — 3 (weak inferred)
+    cols = _cols([(0, "a"), (1, "a"), (1, "b"), (2, "a"), (2, "b"), (3, "b")])
+    edges = [EdgeDoc(1, 0, "declared", 1.0), EdgeDoc(2, 5, "declared", 1.0),
+             EdgeDoc(3, 0, "inferred", 0.3), EdgeDoc(4, 5, "inferred", 0.3)]
+    g = JoinGraph(edges, cols, 4)
+    tree, _ = g.steiner_tree([0, 3])
+    assert sorted(tree) == [0, 1]
+    # a strong preference for relation 2 (cheap to enter) flips it
+    tree, _ = g.steiner_tree([0, 3], node_cost={1: 1.0, 2: 0.0, 3: 0.0})
+    assert sorted(tree) in ([0, 1], [2, 3])
+
+
+def test_token_estimate_is_additive_over_lines():
+    a, b = "TABLE orders -- One row per order", "  order_id INTEGER PK"
+    assert count_tokens(a + "\n" + b) == count_line(a) + count_line(b) + 1
+    assert count_tokens("") == 0
+
+
+@pytest.mark.parametrize("sql, tables, columns", [
+    ("SELECT count(*) FROM singer", {"singer"}, set()),
+    ("SELECT T1.name FROM singer AS T1 JOIN concert AS T2 ON T1.singer_id = T2.singer_id WHERE T2.year = 2014",
+     {"singer", "concert"}, {("singer", "name"), ("singer", "singer_id"), ("concert", "singer_id"), ("concert", "year")}),
+    ('SELECT name FROM singer WHERE country = "France"', {"singer"}, {("singer", "name"), ("singer", "country")}),
+    ("SELECT name FROM singer WHERE singer_id NOT IN (SELECT singer_id FROM concert)",
+     {"singer", "concert"}, {("singer", "name"), ("singer", "singer_id"), ("concert", "singer_id")}),
+    ("WITH c AS (SELECT singer_id, count(*) AS n FROM concert GROUP BY singer_id) "
+     "SELECT s.name FROM singer s JOIN c ON s.singer_id = c.singer_id ORDER BY c.n DESC",
+     {"singer", "concert"}, {("singer", "name"), ("singer", "singer_id"), ("concert", "singer_id")}),
+    ("SELECT * FROM singer", {"singer"}, set()),
+])
+def test_gold_columns_from_sql(sql, tables, columns):
+    schema = {"singer": {"singer_id": "number", "name": "text", "country": "text"},
+              "concert": {"concert_id": "number", "singer_id": "number", "year": "number"}}
+    gold = gold_columns(sql, schema)
+    assert gold.ok and not gold.unresolved
+    assert gold.tables == tables
+    assert gold.columns == columns
+
+
+def test_gold_columns_reports_what_it_cannot_resolve():
+    gold = gold_columns("SELECT nosuch FROM singer", {"singer": {"name": "text"}})
+    assert gold.unresolved == ["nosuch"] and gold.columns == set()
+    assert not gold_columns("SELEC oops", {}).ok
