@@ -191,6 +191,7 @@ def build_corpus(inputs: list[ProjectInput], group_by: str = "auto") -> Corpus:
             relations.append(doc)
         best: dict[tuple[int, int], EdgeDoc] = {}
         copied: dict[tuple[int, int], set[int]] = {}  # (upstream rel, downstream rel) -> upstream columns
+        downstream: dict[int, list[int]] = {}  # column -> its pass-through copies
         for link in inp.links:
             child = col_index.get((pos, link.child.relation, link.child.column.lower()))
             parent = col_index.get((pos, link.parent.relation, link.parent.column.lower()))
@@ -200,12 +201,19 @@ def build_corpus(inputs: list[ProjectInput], group_by: str = "auto") -> Corpus:
                 up, down = rel_index.get((pos, link.parent.relation)), rel_index.get((pos, link.child.relation))
                 if up is not None and down is not None:
                     copied.setdefault((up, down), set()).add(parent)
+                    downstream.setdefault(parent, []).append(child)
                 continue
             kind_rank = {"declared": 2, "lineage": 1}.get(link.kind, 0)
             old = best.get((child, parent))
             old_rank = {"declared": 2, "lineage": 1}.get(old.kind, 0) if old else -1
             if old is None or (kind_rank, link.confidence) > (old_rank, old.confidence):
                 best[(child, parent)] = EdgeDoc(child, parent, link.kind, link.confidence)
+        # A join holds for the pass-through copies of its columns too (marts join marts).
+        for (child, parent), edge in list(best.items()):
+            for c2 in _copies(child, downstream):
+                for p2 in _copies(parent, downstream):
+                    if (c2, p2) not in best and columns[c2].relation != columns[p2].relation:
+                        best[(c2, p2)] = EdgeDoc(c2, p2, edge.kind, edge.confidence)
         edges.extend(best[k] for k in sorted(best))
         for (up, _down), cols in copied.items():
             n_cols = relations[up].col_end - relations[up].col_start
@@ -213,6 +221,17 @@ def build_corpus(inputs: list[ProjectInput], group_by: str = "auto") -> Corpus:
                 relations[up].superseded = True
     groups = _assign_groups(relations, columns, edges, mode)
     return Corpus(relations, columns, groups, edges)
+
+
+def _copies(column: int, downstream: dict[int, list[int]]) -> list[int]:
+    """The column and all its pass-through copies downstream (lineage is acyclic; guard anyway)."""
+    out, stack = [column], [column]
+    while stack:
+        for nxt in downstream.get(stack.pop(), []):
+            if nxt not in out:
+                out.append(nxt)
+                stack.append(nxt)
+    return out
 
 
 def _assign_groups(relations: list[RelationDoc], columns: list[ColumnDoc], edges: list[EdgeDoc],
