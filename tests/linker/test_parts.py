@@ -132,3 +132,31 @@ def test_gold_columns_reports_what_it_cannot_resolve():
     gold = gold_columns("SELECT nosuch FROM singer", {"singer": {"name": "text"}})
     assert gold.unresolved == ["nosuch"] and gold.columns == set()
     assert not gold_columns("SELEC oops", {}).ok
+
+
+def test_lineage_copies_are_not_joins_and_upstream_layers_are_superseded():
+    """raw.id → stg.customer_id is a pass-through copy: no join edge between them, raw is
+    superseded, and the join orders.customer_id → raw.id also holds for the stg copy."""
+    from dbt_schema_link.artifacts.records import Column, ColumnRef, Project, Relation, ResourceType
+    from dbt_schema_link.linker.documents import ProjectInput, build_corpus
+    from dbt_schema_link.linker.linkfile import GraphLink
+
+    def rel(uid, cols):
+        return Relation(uid, ResourceType.MODEL, uid.split(".")[-1], "p", "db", "s", uid.split(".")[-1],
+                        None, columns={c: Column(c, "INTEGER", index=i) for i, c in enumerate(cols)})
+
+    relations = {r.unique_id: r for r in [rel("model.p.raw", ["id", "name"]), rel("model.p.stg", ["customer_id", "name"]),
+                                          rel("model.p.orders", ["order_id", "customer_id"])]}
+    project = Project("p", "1.11", "duckdb", relations)
+    ref = ColumnRef
+    links = [
+        GraphLink(ref("model.p.stg", "customer_id"), ref("model.p.raw", "id"), "lineage", 1.0),
+        GraphLink(ref("model.p.stg", "name"), ref("model.p.raw", "name"), "lineage", 1.0),
+        GraphLink(ref("model.p.orders", "customer_id"), ref("model.p.raw", "id"), "inferred", 0.9),
+    ]
+    corpus = build_corpus([ProjectInput(project=project, profiles=None, links=links)])
+    names = {i: r.short_name for i, r in enumerate(corpus.relations)}
+    col = lambda c: (names[corpus.columns[c].relation], corpus.columns[c].name)  # noqa: E731
+    edges = {(col(e.child), col(e.parent)) for e in corpus.edges}
+    assert edges == {(("orders", "customer_id"), ("raw", "id")), (("orders", "customer_id"), ("stg", "customer_id"))}
+    assert [r.short_name for r in corpus.relations if r.superseded] == ["raw"]
