@@ -10,11 +10,11 @@ from dbt_schema_link.artifacts.manifest import read_project
 from dbt_schema_link.artifacts.records import Project
 from dbt_schema_link.dbt_runner import DbtInvocation
 from dbt_schema_link.fileio import atomic_write_text
-from dbt_schema_link.profiling.cache import ProfileCache
 from dbt_schema_link.profiling.containment import warehouse_verifier
 from dbt_schema_link.profiling.options import ProfileOptions
 from dbt_schema_link.profiling.profiler import profile_project
 from dbt_schema_link.profiling.records import ProfileSet
+from dbt_schema_link.profiling.stored import stored_profiles
 from dbt_schema_link.project_config import ProjectPaths, project_vars
 
 Progress = Callable[[str], None]
@@ -37,16 +37,7 @@ def profile(paths: ProjectPaths, inv: DbtInvocation, options: ProfileOptions = P
 
 def cached_profiles(paths: ProjectPaths, project: Project) -> ProfileSet | None:
     """Profiles from an earlier `profile` run, without touching the warehouse."""
-    if not paths.profiles_json.exists():
-        return None
-    cache = ProfileCache.load(paths.profiles_json)
-    from dbt_schema_link.profiling.envelope import relation_profile
-
-    relations = {}
-    for uid, entry in cache.entries.items():
-        if uid in project.relations and isinstance(entry.get("profile"), dict):
-            relations[uid] = relation_profile(entry["profile"])
-    return ProfileSet(adapter=project.adapter_type, k=ProfileOptions().k, package_version="", relations=relations)
+    return stored_profiles(paths.profiles_json, project)
 
 
 @dataclass

@@ -24,8 +24,7 @@ from dbt_schema_link.linker.linkfile import declared_links, read_links_file, sou
 from dbt_schema_link.linker.pipeline import Linker, LinkSettings
 from dbt_schema_link.linker.render import DEFAULT_BUDGET, DEFAULT_TEMPLATE, Renderer
 from dbt_schema_link.linker.store import BuildReport, build_index, fingerprint, load_index, read_meta
-from dbt_schema_link.profiling.cache import ProfileCache
-from dbt_schema_link.profiling.envelope import relation_profile
+from dbt_schema_link.profiling.stored import stored_profiles
 from dbt_schema_link.profiling.records import ProfileSet
 from dbt_schema_link.project_config import ProjectPaths, locate
 
@@ -41,17 +40,7 @@ def default_index_dir(paths: ProjectPaths) -> Path:
 
 
 def _profiles(paths: ProjectPaths, project) -> ProfileSet | None:
-    if not paths.profiles_json.exists():
-        return None
-    cache = ProfileCache.load(paths.profiles_json)
-    relations = {}
-    for uid, entry in cache.entries.items():
-        if uid in project.relations and isinstance(entry.get("profile"), dict):
-            try:
-                relations[uid] = relation_profile(entry["profile"])
-            except Exception:  # noqa: BLE001 - a damaged entry only loses its sample values
-                continue
-    return ProfileSet(adapter=project.adapter_type, k=0, package_version="", relations=relations)
+    return stored_profiles(paths.profiles_json, project)
 
 
 def _locate_all(project_dirs: Sequence[str | Path], target_path: str | Path | None) -> list[ProjectPaths]:

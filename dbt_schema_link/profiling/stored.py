@@ -1,0 +1,25 @@
+"""Profiles from an earlier `profile` run (target/schema_link/profiles.json), read without
+touching the warehouse. A damaged entry only loses that relation's profile."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dbt_schema_link.artifacts.records import Project
+from dbt_schema_link.profiling.cache import ProfileCache
+from dbt_schema_link.profiling.envelope import relation_profile
+from dbt_schema_link.profiling.records import ProfileSet
+
+
+def stored_profiles(path: Path, project: Project) -> ProfileSet | None:
+    if not path.exists():
+        return None
+    cache = ProfileCache.load(path)
+    relations = {}
+    for uid, entry in cache.entries.items():
+        if uid in project.relations and isinstance(entry.get("profile"), dict):
+            try:
+                relations[uid] = relation_profile(entry["profile"])
+            except Exception:  # noqa: BLE001 - profile that relation again next time
+                continue
+    return ProfileSet(adapter=project.adapter_type, k=0, package_version="", relations=relations)
