@@ -92,10 +92,14 @@
                 {%- do d.update({name: row[loop.index0]}) -%}
             {%- endfor -%}
             {%- if 'col_idx' in names -%}
-                {#- long shape: one row per column, col_idx NULL is the whole relation -#}
+                {#- long shape: one row per column; col_idx NULL (postgres) is the whole relation -#}
                 {%- if d.col_idx is none -%}
                     {%- do counted.update({'rows': schema_link__int(d.non_null)}) -%}
                 {%- else -%}
+                    {%- if 'row_count' in names -%}
+                        {#- duckdb: every column row carries the row count -#}
+                        {%- do counted.update({'rows': schema_link__int(d.row_count)}) -%}
+                    {%- endif -%}
                     {%- set info = chunk[d.col_idx | int] -%}
                     {%- do stats.update({info.pos: {
                         'non_null': d.non_null, 'distinct': d.distinct_count,

@@ -10,9 +10,10 @@
     Result shapes, both read by schema_link_profile_relation:
     - wide (default): one row; row_count, then c<i>_non_null, c<i>_distinct, c<i>_min_len,
       c<i>_max_len, c<i>_minhash, c<i>_flag_bad, c<i>_top_values for column i.
-    - long (postgres): one row per column, keyed by col_idx (NULL: the whole-relation row whose
-      non_null is the row count), columns non_null, distinct_count, min_len, max_len, minhash,
-      flag_bad, top_values. -#}
+    - long (postgres, duckdb): one row per column, keyed by col_idx, columns non_null,
+      distinct_count, min_len, max_len, minhash, flag_bad, top_values. The row count is either
+      the non_null of a whole-relation row whose col_idx is NULL (postgres) or a row_count column
+      on every row (duckdb; an empty relation then returns no rows). -#}
 {% macro schema_link_profile_sql(relation, columns, options) %}
     {{ return(adapter.dispatch('schema_link_profile_sql', 'dbt_schema_link')(relation, columns, options)) }}
 {% endmacro %}
@@ -148,6 +149,139 @@
         end as top_values
     from ranked
     group by col_idx
+    {%- endif %}
+{% endmacro %}
+
+{% macro duckdb__schema_link_profile_sql(relation, columns, options) %}
+    {#- Long shape, one read of the relation (src, materialized). DuckDB's planning time grows with
+        the number of expressions and was most of the cost of the wide shape (k hash minima per
+        column), so every statistic, each of the k minima included, is written once for all
+        columns:
+        - native_counts: one GROUPING SETS aggregation (a set per column) yields each column's
+          distinct values with their frequencies; only those are cast to canonical text, and
+          value_counts merges values that share a text. The k hashes are then computed per
+          distinct value (the same minima as over all rows); HyperLogLog counts ignore duplicates.
+        - per_presence: per column and presence, so NULLs fall into a group of their own instead
+          of a CASE around each hash; the minima are one list, not k casts to text.
+        - stats: the NULL group folds into the row count; the minima become comma-separated text.
+        - tops: approx_top_k over all rows, as before, but only for the columns whose top values
+          schema_link_profile_relation reports (1 <= distinct <= top_max_distinct). -#}
+    {%- set k = options.get('k', 128) | int -%}
+    {%- set top_n = options.get('top_n', 10) | int -%}
+    {%- set top_max = options.get('top_max_distinct', 50) | int -%}
+    {%- if columns | length == 0 %}
+    select count(*) as row_count
+    from {{ relation }}
+    {{ schema_link__sample_sql(relation, columns, options) }}
+    {%- else -%}
+    {#- one macro call, not k: the seed is a marker replaced in the rendered hash -#}
+    {%- set marker = '9876543210' -%}
+    {%- set hash_sql = 'min(' ~ schema_link_hash('b', marker) ~ ')' -%}
+    {%- set minima = [] -%}
+    {%- for seed in range(1, k + 1) -%}
+        {%- do minima.append(hash_sql.replace(marker, seed | string)) -%}
+    {%- endfor -%}
+    {%- set quoted = [] -%}
+    {%- for col in columns -%}
+        {%- do quoted.append(schema_link_quote(col.name)) -%}
+    {%- endfor %}
+    with src as materialized (
+        select {{ quoted | join(', ') }}
+        from {{ relation }}
+        {{ schema_link__sample_sql(relation, columns, options) }}
+    ),
+
+    stats as materialized (
+        select
+            col_idx,
+            sum(n) as row_count,
+            coalesce(sum(n) filter (where present), 0) as non_null,
+            coalesce(max(distinct_count) filter (where present), 0) as distinct_count,
+            max(min_len) filter (where present) as min_len,
+            max(max_len) filter (where present) as max_len,
+            nullif(array_to_string(max(minima) filter (where present), ','), '') as minhash,
+            coalesce(max(flag_bad) filter (where present), 0) as flag_bad
+        from (
+            select
+                col_idx,
+                v is not null as present,
+                sum(n) as n,
+                approx_count_distinct(v) as distinct_count,
+                min(length(v)) as min_len,
+                max(length(v)) as max_len,
+                [{{ minima | join(', ') }}] as minima,
+                coalesce(sum(case when lower(v) not in {{ schema_link__flag_values() }} then n end), 0) as flag_bad
+            from (
+                select
+                    col_idx,
+                    v,
+                    {{ schema_link_minhash_base('v') }} as b,
+                    sum(n) as n
+                from (
+                    select
+                        case
+                        {%- for q in quoted %}
+                            when grouping({{ q }}) = 0 then {{ loop.index0 }}
+                        {%- endfor %}
+                        end as col_idx,
+                        case
+                        {%- for q in quoted %}
+                            when grouping({{ q }}) = 0 then {{ schema_link_canonical_text(q) }}
+                        {%- endfor %}
+                        end as v,
+                        count(*) as n
+                    from src as src_values
+                    group by grouping sets (
+                    {%- for q in quoted %}
+                        ({{ q }}){{ ',' if not loop.last }}
+                    {%- endfor %}
+                    )
+                ) as native_counts
+                {#- values whose canonical texts coincide (say 'a' and 'a ') become one #}
+                group by col_idx, v
+            ) as value_counts
+            group by col_idx, v is not null
+        ) as per_presence
+        group by col_idx
+    ){{ ',' if top_n > 0 }}
+    {%- if top_n > 0 %}
+
+    tops as (
+        select
+            [
+            {%- for q in quoted %}
+                {{ schema_link_top_values('t' ~ loop.index0, top_n) }}{{ ',' if not loop.last }}
+            {%- endfor %}
+            ] as top_list
+        from (
+            select
+            {%- for q in quoted %}
+                case when list_contains(wanted.ids, {{ loop.index0 }}) then {{ schema_link_canonical_text(q) }} end as t{{ loop.index0 }}{{ ',' if not loop.last }}
+            {%- endfor %}
+            from src as src_rows
+            cross join (
+                select coalesce(list(col_idx), []) as ids
+                from stats
+                where non_null > 0 and least(distinct_count, non_null) <= {{ top_max }}
+            ) as wanted
+        ) as gated
+    )
+    {%- endif %}
+
+    select
+        stats.col_idx,
+        stats.row_count,
+        stats.non_null,
+        stats.distinct_count,
+        stats.min_len,
+        stats.max_len,
+        stats.minhash,
+        stats.flag_bad,
+        {{ 'tops.top_list[stats.col_idx + 1]' if top_n > 0 else 'cast(null as varchar)' }} as top_values
+    from stats
+    {%- if top_n > 0 %}
+    cross join tops
+    {%- endif %}
     {%- endif %}
 {% endmacro %}
 

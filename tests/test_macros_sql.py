@@ -199,7 +199,9 @@ def test_profile_sql_parses_and_reads_relation_once(adapter: str, sample_percent
         assert h_quote(adapter, col["name"]) in sql
     # k MinHash minima per column
     sample_hashes = 1 if (adapter == "redshift" and sample_percent) else 0  # its WHERE-clause sample
-    assert sql.count(_hash_fn(adapter)) - sample_hashes == 128 * (1 if adapter == "postgres" else len(ODD_COLUMNS))
+    # (written once on PostgreSQL and DuckDB, whose statements aggregate one row per column value)
+    per_statement = 1 if adapter in ("postgres", "duckdb") else len(ODD_COLUMNS)
+    assert sql.count(_hash_fn(adapter)) - sample_hashes == 128 * per_statement
     if sample_percent is None:
         assert "sample" not in sql.lower() and "random()" not in sql
     elif adapter != "redshift":
@@ -450,16 +452,33 @@ def test_duckdb_profile_sql_executes() -> None:
     sql = h.call("schema_link_profile_sql", rel, ODD_COLUMNS, {"k": 8, "top_n": 3, "sample_percent": None})
     cur = con.execute(sql)
     names = [d[0] for d in cur.description]
-    row = dict(zip(names, cur.fetchone()))
-    assert row["row_count"] == 100
-    assert row["c0_non_null"] == 100 and row["c0_min_len"] == 1 and row["c0_max_len"] == 2
-    assert len(row["c0_minhash"].split(",")) == 8
-    assert row["c2_flag_bad"] == 0 and row["c2_distinct"] == 2  # 'yes'/'no' is a flag
-    assert json.loads(row["c3_top_values"])[:1] in (["x0"], ["x1"], ["x2"], ["x3"])
-    assert row["c4_non_null"] == 0 and row["c4_minhash"] is None  # all NULL
+    # long shape: one row per column, keyed by col_idx, each carrying the row count
+    rows = {r[0]: dict(zip(names, r)) for r in cur.fetchall()}
+    assert sorted(rows) == list(range(len(ODD_COLUMNS)))
+    assert {r["row_count"] for r in rows.values()} == {100}
+    assert rows[0]["non_null"] == 100 and rows[0]["min_len"] == 1 and rows[0]["max_len"] == 2
+    assert len(rows[0]["minhash"].split(",")) == 8
+    assert rows[2]["flag_bad"] == 0 and rows[2]["distinct_count"] == 2  # 'yes'/'no' is a flag
+    assert json.loads(rows[3]["top_values"])[:1] in (["x0"], ["x1"], ["x2"], ["x3"])
+    assert rows[4]["non_null"] == 0 and rows[4]["minhash"] is None  # all NULL
+    # same canonical text, same signature: integer order_id and "café_id" hash alike
+    assert rows[0]["minhash"] == rows[6]["minhash"]
+    # the minima are those of the documented hash family over the canonical text, seeds 1..k
+    h1 = h.call("schema_link_hash", h.call("schema_link_minhash_base", "v"), 1)
+    family = ", ".join(f"min({h1.replace('hash(1)', f'hash({i})')})" for i in range(1, 9))
+    for idx, col in [(0, "order_id"), (3, "Mixed Case"), (7, "名前")]:
+        canonical = h.call("schema_link_canonical_text", h_quote("duckdb", col))
+        expected = con.execute(f'select {family} from (select {canonical} as v from "Mixed Schema"."Order Lines")').fetchone()
+        assert rows[idx]["minhash"] == ",".join(map(str, expected)), col
+    # top values: DuckDB's approx_top_k over the rows, as in the wide shape
+    assert rows[3]["top_values"] == con.execute(
+        'select cast(to_json(approx_top_k(trim(cast("Mixed Case" as varchar)), 3)) as varchar) from "Mixed Schema"."Order Lines"'
+    ).fetchone()[0]
     # sampled: fewer rows, still one statement
     sampled = h.call("schema_link_profile_sql", rel, ODD_COLUMNS, {"k": 8, "sample_percent": 50, "sample_seed": 1})
-    assert 0 < con.execute(sampled).fetchone()[0] < 100
+    assert 0 < con.execute(sampled).fetchone()[1] < 100
+    # no columns: the row count alone
+    assert con.execute(h.call("schema_link_profile_sql", rel, [], {"k": 8, "sample_percent": None})).fetchall() == [(100,)]
 
     pairs = [{"child_relation": rel, "child_column": "customer_id", "parent_relation": rel, "parent_column": "order"}]
     res = con.execute(h.call("schema_link_containment_sql", pairs)).fetchall()
