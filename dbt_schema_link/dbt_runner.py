@@ -98,13 +98,21 @@ def stream_dbt(inv: DbtInvocation, args: list[str], on_message: Callable[[LogMes
         raise WarehouseError(f"cannot start dbt ({cmd[0]}): {exc.strerror}") from None
     messages: list[LogMessage] = []
     assert proc.stdout is not None
-    for line in _lines(proc.stdout):
-        message = parse_log_line(line)
-        if message is None:
-            continue
-        messages.append(message)
-        if on_message is not None:
-            on_message(message)
+    try:
+        for line in _lines(proc.stdout):
+            message = parse_log_line(line)
+            if message is None:
+                continue
+            messages.append(message)
+            if on_message is not None:
+                on_message(message)
+    except BaseException:
+        # We gave up on this run (unusable output, Ctrl-C): do not leave dbt running behind us.
+        proc.kill()
+        proc.wait()
+        raise
+    finally:
+        proc.stdout.close()
     return DbtResult(proc.wait(), messages)
 
 

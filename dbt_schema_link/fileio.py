@@ -5,13 +5,31 @@ A reader (or a process killed mid-write) sees the old bytes or the new bytes, ne
 
 from __future__ import annotations
 
+import glob
 import os
 import tempfile
+import time
 from pathlib import Path
+
+
+#: Temp files of an earlier write that was killed are removed once they are this old (seconds).
+STALE_TEMP_SECONDS = 60
+
+
+def _remove_stale_temps(path: Path) -> None:
+    """A killed write leaves its `.<name>.<random>.tmp` behind; clean those up (never `.yml`)."""
+    cutoff = time.time() - STALE_TEMP_SECONDS
+    for tmp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        try:
+            if tmp.stat().st_mtime < cutoff:
+                tmp.unlink()
+        except OSError:
+            pass
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_temps(path)
     mode = None
     if path.exists():
         mode = path.stat().st_mode & 0o7777

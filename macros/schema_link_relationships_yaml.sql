@@ -14,7 +14,16 @@
     {{ return(tojson(name)) }}
 {% endmacro %}
 
+{#- A name that needs no quoting in SQL: plain lower-case (upper-case on Snowflake) and not a
+    reserved word that commonly names columns. -#}
 {% macro schema_link__plain_identifier(name) %}
+    {%- set reserved = ['select', 'from', 'where', 'group', 'order', 'by', 'limit', 'table', 'user', 'date',
+                        'time', 'timestamp', 'desc', 'asc', 'join', 'on', 'as', 'and', 'or', 'not', 'null',
+                        'in', 'is', 'case', 'when', 'then', 'else', 'end', 'union', 'all', 'key', 'primary',
+                        'references', 'check', 'default', 'column', 'to', 'with', 'having', 'offset'] -%}
+    {%- if (name | lower) in reserved -%}
+        {{ return(false) }}
+    {%- endif -%}
     {{ return(modules.re.match('^[a-z_][a-z0-9_]*$', name) is not none
         or (target.type == 'snowflake' and modules.re.match('^[A-Z_][A-Z0-9_]*$', name) is not none)) }}
 {% endmacro %}

@@ -201,7 +201,7 @@ def _test_child(node: dict, relations: dict[str, Relation], parent_id: str | Non
         resolved = resolve_target(match.group(1), relations, _str(node.get("package_name")))
         if resolved:
             return resolved
-    deps = [n for n in _list(_dict(node.get("depends_on")).get("nodes")) if n in relations and n != parent_id]
+    deps = [n for n in _list(_dict(node.get("depends_on")).get("nodes")) if isinstance(n, str) and n in relations and n != parent_id]
     return deps[0] if len(deps) == 1 else None
 
 

@@ -36,6 +36,15 @@ def cache_key(relation: Relation, options: ProfileOptions, adapter: str) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:24]
 
 
+def _usable(unique_id: str, entry: Any) -> bool:
+    if not isinstance(entry, dict) or not isinstance(entry.get("profile"), dict):
+        return False
+    try:
+        return relation_profile(entry["profile"]).unique_id == unique_id
+    except Exception:  # noqa: BLE001 - a bad cache entry means: profile again
+        return False
+
+
 class ProfileCache:
     def __init__(self, path: Path):
         self.path = path
@@ -48,12 +57,13 @@ class ProfileCache:
             return cache
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             return cache  # a damaged cache is rebuilt, never fatal
         if isinstance(data, dict) and data.get("format") == CACHE_FORMAT and data.get("format_version") == CACHE_VERSION:
             entries = data.get("relations")
             if isinstance(entries, dict):
-                cache.entries = {k: v for k, v in entries.items() if isinstance(v, dict)}
+                # Only entries that read back as a profile of that relation; the rest is re-profiled.
+                cache.entries = {k: v for k, v in entries.items() if _usable(k, v)}
         return cache
 
     def get(self, unique_id: str, key: str) -> RelationProfile | None:

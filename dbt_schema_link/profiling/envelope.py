@@ -21,6 +21,7 @@ from dbt_schema_link.profiling.records import (
 SENTINEL = "@@schema_link@@"
 FORMAT = "dbt_schema_link/profiles"
 SUPPORTED_FORMAT_VERSIONS = frozenset({1})
+_KINDS = ("begin", "relation", "containment", "end")
 
 
 @dataclass
@@ -49,7 +50,7 @@ def parse_log_line(line: str) -> LogMessage | None:
         return None
     try:
         event = json.loads(line)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON (or absurd: 5,000-digit numbers, deep nesting)
         return LogMessage("info", "", line)
     if not isinstance(event, dict):
         return None
@@ -67,14 +68,19 @@ def feed(envelope: Envelope, msg: str) -> str | None:
         return None
     rest = msg[len(SENTINEL):].strip()
     kind, _, payload = rest.partition(" ")
+    if kind not in _KINDS:
+        return None
     try:
         body = json.loads(payload) if payload else {}
-    except json.JSONDecodeError as exc:
-        raise WarehouseError(f"schema_link envelope line '{kind}' is not valid JSON ({exc.msg}): upgrade the dbt_schema_link package (dbt deps)") from None
+    except (ValueError, RecursionError) as exc:
+        raise WarehouseError(f"schema_link envelope line '{kind}' is not valid JSON ({_json_error(exc)}): upgrade the dbt_schema_link package (dbt deps)") from None
+    if not isinstance(body, dict):
+        raise WarehouseError(f"schema_link envelope line '{kind}' is not a JSON object: upgrade the dbt_schema_link package (dbt deps)")
     if kind == "begin":
-        if body.get("format") != FORMAT or body.get("format_version") not in SUPPORTED_FORMAT_VERSIONS:
+        version = body.get("format_version")
+        if body.get("format") != FORMAT or type(version) is not int or version not in SUPPORTED_FORMAT_VERSIONS:
             raise WarehouseError(
-                f"the dbt_schema_link macros speak envelope {body.get('format')} v{body.get('format_version')}, "
+                f"the dbt_schema_link macros speak envelope {_short(body.get('format'))} v{_short(version)}, "
                 f"this CLI reads v{max(SUPPORTED_FORMAT_VERSIONS)}: install matching versions (pip install / dbt deps)"
             )
         envelope.header = body
@@ -82,10 +88,8 @@ def feed(envelope: Envelope, msg: str) -> str | None:
         envelope.relations.append(body)
     elif kind == "containment":
         envelope.containment.append(body)
-    elif kind == "end":
-        envelope.end = body
     else:
-        return None
+        envelope.end = body
     return kind
 
 
@@ -98,13 +102,36 @@ def parse_envelope(lines: Iterable[str]) -> Envelope:
     return envelope
 
 
+def _json_error(exc: Exception) -> str:
+    """One line saying why json.loads failed."""
+    if isinstance(exc, json.JSONDecodeError):
+        return exc.msg
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return " ".join(str(exc).split())[:120] or type(exc).__name__
+
+
+def _short(value: Any) -> str:
+    """A value from the envelope quoted in a one-line message."""
+    return json.dumps(value)[:60] if not isinstance(value, (str, int)) or isinstance(value, bool) else " ".join(str(value).split())[:60]
+
+
 def _int(value: Any, default: int = 0) -> int:
     if value is None or value == "":
         return default
     try:
         return int(float(value)) if isinstance(value, str) and "." in value else int(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return default
+
+
+def _float(value: Any) -> float | None:
+    if value is None or value == "" or isinstance(value, (bool, dict, list)):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
 
 
 def _opt_int(value: Any) -> int | None:
@@ -115,9 +142,11 @@ def _minhash(value: Any) -> tuple[int, ...] | None:
     if value is None or value == "":
         return None
     parts = value.split(",") if isinstance(value, str) else value
+    if not isinstance(parts, list):
+        return None
     try:
         return tuple(int(p) & HASH_MASK for p in parts if str(p).strip() != "")
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
 
 
@@ -139,16 +168,16 @@ def column_profile(raw: dict[str, Any]) -> ColumnProfile:
 
 
 def relation_profile(raw: dict[str, Any]) -> RelationProfile:
-    if not isinstance(raw.get("unique_id"), str):
+    if not isinstance(raw, dict) or not isinstance(raw.get("unique_id"), str):
         raise WarehouseError("schema_link envelope relation has no unique_id: upgrade the dbt_schema_link package (dbt deps)")
-    columns = [column_profile(c) for c in raw.get("columns") or [] if isinstance(c, dict)]
-    sample = raw.get("sample_percent")
+    raw_columns = raw.get("columns")
+    columns = [column_profile(c) for c in (raw_columns if isinstance(raw_columns, list) else []) if isinstance(c, dict)]
     return RelationProfile(
         unique_id=raw["unique_id"],
         relation=str(raw.get("relation", "")),
         row_count=_int(raw.get("row_count")),
         sampled=bool(raw.get("sampled")),
-        sample_percent=float(sample) if isinstance(sample, (int, float, str)) and str(sample) != "" else None,
+        sample_percent=_float(raw.get("sample_percent")),
         columns={c.name.lower(): c for c in columns},
     )
 

@@ -80,7 +80,8 @@ class _Batch:
                 profile = relation_profile(raw)
                 self.profiles[profile.unique_id] = profile
                 # Another node (e.g. a source over a seed's table) names the same relation.
-                for duplicate in raw.get("duplicates") or []:
+                duplicates = raw.get("duplicates")
+                for duplicate in duplicates if isinstance(duplicates, list) else []:
                     if isinstance(duplicate, str):
                         self.profiles[duplicate] = replace(profile, unique_id=duplicate)
                 if self.progress:

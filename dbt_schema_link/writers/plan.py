@@ -28,7 +28,7 @@ from dbt_schema_link.writers.records import (
 from dbt_schema_link.writers.state import WriteState, column_key, link_key, read_state
 from dbt_schema_link.writers.syntax import DbtSyntax, syntax_for
 from dbt_schema_link.writers.workspace import Workspace
-from dbt_schema_link.writers.yaml_io import YamlRefused
+from dbt_schema_link.writers.yaml_io import YamlRefused, map_add
 
 _TEST_ORIGINS = frozenset({LinkOrigin.RELATIONSHIPS_TEST, LinkOrigin.RELATIONSHIPS_WHERE_TEST})
 REJECTED = "rejected: it was written before and has since been removed from the YAML (see the state file)"
@@ -142,6 +142,13 @@ def _write_link(ws: Workspace, project: Project, project_dir: Path, link: Accept
             if (add_desc or add_meta) and state.has("docs", doc_key):
                 plan.skipped.append(Skipped(link, "docs", REJECTED))
                 add_desc = add_meta = False
+        _adopt_interrupted(ws, link, parent, column, project, state, options)
+        quote_column = relationships.needs_quoting(link.child.column, project.adapter_type)
+        if add_test and quote_column:
+            unquotable = _unquotable(link.child.column, project.adapter_type, column)
+            if unquotable:
+                plan.skipped.append(Skipped(link, "test", unquotable))
+                add_test = False
         add_fk = options.constraints and not clash and constraints.wanted(link, child, parent, entry, column, syntax, state, plan)
         if not (add_test or add_desc or add_meta or add_fk):
             return
@@ -156,7 +163,12 @@ def _write_link(ws: Workspace, project: Project, project_dir: Path, link: Accept
             yfile.actions.append(f"docs {label}")
             ws.record(target.path, "docs", doc_key)
         if add_test:
-            relationships.add_test(yfile, column, relationships.build_test(link, parent, syntax, options))
+            if quote_column and "quote" not in column:
+                # dbt puts the column's name into the test's SQL as is unless `quote: true`
+                yfile.editable(column)
+                map_add(column, "quote", True, after="name")
+            relationships.add_test(yfile, column, relationships.build_test(link, parent, syntax, options,
+                                                                           project.adapter_type))
             yfile.actions.append(f"test {label} -> {column_docs.column_label(parent, link.parent.column)}")
             ws.record(target.path, "tests", link_key(link))
         if add_fk:
@@ -165,6 +177,31 @@ def _write_link(ws: Workspace, project: Project, project_dir: Path, link: Accept
             ws.record(target.path, "constraints", link_key(link))
     except YamlRefused as exc:
         ws.refuse(target.path, str(exc), link)
+
+
+def _unquotable(name: str, adapter: str, column) -> str | None:
+    """Why dbt could not run a test on this column (it needs quoting), or None."""
+    if relationships.quote_char(adapter) in name:
+        return "dbt does not escape the quote character in a column name: the test could not run"
+    if column is not None and column.get("quote") is False:
+        return "the column needs quoting but its YAML says `quote: false`"
+    return None
+
+
+def _adopt_interrupted(ws: Workspace, link: AcceptedLink, parent: Relation, column, project: Project,
+                       state: WriteState, options: WriteOptions) -> None:
+    """Our own test / column docs already in the YAML but not in the state file: a run was
+    interrupted after writing the YAML and before the state file (written last). Remember them
+    now, as that run would have, so that removing them later is respected."""
+    key = link_key(link)
+    if not state.has("tests", key) and relationships.has_relationship_test(
+            column, parent, link.parent.column, project, tag=options.tag):
+        ws.adopt("tests", key)
+    doc_key = column_key(link.child)
+    if not state.has("docs", doc_key) and column is not None and (
+            column_docs.has_meta(column)
+            or column.get("description") == column_docs.safe_text(column_docs.description_for(link, parent))):
+        ws.adopt("docs", doc_key)
 
 
 def _want_test(link: AcceptedLink, parent: Relation, column, project: Project, state: WriteState,

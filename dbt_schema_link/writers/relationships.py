@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Iterator
 
 from ruamel.yaml.comments import CommentedMap
@@ -14,6 +15,64 @@ from dbt_schema_link.writers.options import WriteOptions
 from dbt_schema_link.writers.records import AcceptedLink
 from dbt_schema_link.writers.syntax import DbtSyntax
 from dbt_schema_link.writers.yaml_io import YamlFile, flow_seq, plain
+
+#: Words that cannot be a bare column name in some warehouse's SQL (PostgreSQL, DuckDB, Snowflake,
+#: BigQuery, Redshift reserved keywords). Quoting a name needlessly is harmless: it is always the
+#: warehouse's own spelling.
+RESERVED_WORDS = frozenset("""
+all analyse analyze and any array as asc asymmetric authorization between binary both by case cast check
+collate collation column concurrently constraint create cross current current_catalog current_date
+current_role current_schema current_time current_timestamp current_user default deferrable desc distinct
+do else end except exclude exists false fetch for foreign freeze from full grant group groups having ilike
+in increment initially inner intersect interval into is isnull join lateral leading left like limit
+localtime localtimestamp minus natural not notnull null of offset on only or order outer over overlaps
+partition pivot placing primary qualify range references regexp returning right rlike row rows sample
+select session_user set similar some start symmetric system_user table tablesample then to trailing
+trigger true try_cast union unique unnest unpivot user using values variadic verbose view when whenever
+where window with within
+""".split())
+#: Adapters whose identifiers are quoted with backticks (the rest use double quotes).
+_BACKTICK_ADAPTERS = frozenset({"bigquery", "databricks", "spark", "mysql"})
+#: Adapters that match unquoted column names case-insensitively without folding them.
+_CASE_INSENSITIVE_ADAPTERS = frozenset({"duckdb", "bigquery", "databricks", "spark"})
+_PLAIN = re.compile(r"^[a-z_][a-z0-9_]*$")
+_PLAIN_UPPER = re.compile(r"^[A-Z_][A-Z0-9_]*$")
+
+
+def quote_char(adapter: str) -> str:
+    return "`" if adapter in _BACKTICK_ADAPTERS else '"'
+
+
+def needs_quoting(name: str, adapter: str) -> bool:
+    """Must this column be quoted in SQL to mean exactly this (warehouse-spelled) name? Spaces,
+    dots, quotes, unicode and reserved words always; case where the warehouse folds unquoted
+    names (to lower case; to upper case on Snowflake)."""
+    if name.lower() in RESERVED_WORDS:
+        return True
+    if adapter in _CASE_INSENSITIVE_ADAPTERS:
+        return not _PLAIN.match(name.lower())
+    if adapter == "snowflake":
+        return not _PLAIN_UPPER.match(name)
+    return not _PLAIN.match(name)
+
+
+def quote_identifier(name: str, adapter: str) -> str:
+    """The name quoted for the adapter, an embedded quote character escaped."""
+    q = quote_char(adapter)
+    if q == "`":
+        return "`" + name.replace("\\", "\\\\").replace("`", "\\`") + "`"
+    return q + name.replace(q, q + q) + q
+
+
+def unquote_identifier(text: str) -> str:
+    """``"Customer ID"`` -> ``Customer ID`` (inverse of quote_identifier; plain text unchanged)."""
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        return text[1:-1].replace('""', '"')
+    if len(text) >= 2 and text[0] == text[-1] == "`":
+        return text[1:-1].replace("\\`", "`").replace("\\\\", "\\")
+    return text
+
 
 #: Test names that already declare a child -> parent link.
 RELATIONSHIP_TEST_NAMES = frozenset({"relationships", "dbt_utils.relationships_where", "relationships_where"})
@@ -51,18 +110,37 @@ def column_tests(column: CommentedMap | None) -> Iterator[tuple[str, dict]]:
                     yield parts
 
 
-def has_relationship_test(column: CommentedMap | None, parent: Relation, parent_column: str, project: Project) -> bool:
-    """Is there already a relationships test to this parent column on this YAML column?"""
-    for name, inputs in column_tests(column):
+def has_relationship_test(column: CommentedMap | None, parent: Relation, parent_column: str, project: Project,
+                          tag: str | None = None) -> bool:
+    """Is there already a relationships test to this parent column on this YAML column?
+    With ``tag``: one carrying that tag in its ``config.tags`` (one we wrote)."""
+    for name, inputs, config in _column_tests_with_config(column):
         if name.split(".")[-1] not in {n.split(".")[-1] for n in RELATIONSHIP_TEST_NAMES}:
             continue
+        if tag is not None:
+            tags = config.get("tags") if isinstance(config, dict) else None
+            if not (tags == tag or (isinstance(tags, list) and tag in tags)):
+                continue
         to, field = inputs.get("to"), inputs.get("field")
         if not isinstance(to, str) or not isinstance(field, str):
             continue
         target = resolve_target(to, project.relations, project.project_name)
-        if target == parent.unique_id and field.strip('"').lower() == parent_column.lower():
+        if target == parent.unique_id and unquote_identifier(field).lower() == parent_column.lower():
             return True
     return False
+
+
+def _column_tests_with_config(column: CommentedMap | None) -> Iterator[tuple[str, dict, Any]]:
+    """(name, inputs, the test's ``config:``) for each test of the column."""
+    if column is None:
+        return
+    for key in TEST_LIST_KEYS:
+        items = column.get(key)
+        for item in items if isinstance(items, list) else ():
+            parts = _test_parts(item)
+            if parts:
+                body = item if "test_name" in item else next(iter(item.values()))
+                yield parts[0], parts[1], body.get("config") if isinstance(body, dict) else None
 
 
 def has_tagged_relationship_test(column: CommentedMap | None, tag: str) -> bool:
@@ -80,11 +158,14 @@ def has_tagged_relationship_test(column: CommentedMap | None, tag: str) -> bool:
     return False
 
 
-def build_test(link: AcceptedLink, parent: Relation, syntax: DbtSyntax, options: WriteOptions) -> CommentedMap:
-    """``{relationships: {arguments: {to, field}, config: {severity, tags, meta}}}``."""
+def build_test(link: AcceptedLink, parent: Relation, syntax: DbtSyntax, options: WriteOptions,
+               adapter: str = "") -> CommentedMap:
+    """``{relationships: {arguments: {to, field}, config: {severity, tags, meta}}}``. ``field`` is
+    SQL in dbt's test: quoted (for ``adapter``) when the name needs it."""
     inputs = CommentedMap()
     inputs["to"] = plain(parent.ref_expression())
-    inputs["field"] = plain(link.parent.column)
+    field = link.parent.column
+    inputs["field"] = plain(quote_identifier(field, adapter) if needs_quoting(field, adapter) else field)
     schema_link = CommentedMap()
     schema_link["confidence"] = round(float(link.confidence), 3)
     if link.evidence_summary:

@@ -42,6 +42,7 @@ class Workspace:
         self.refused: dict[Path, _Refused] = {}
         self.pending: dict[Path, dict[str, set[str]]] = {}
         self.extra: dict[Path, FileChange] = {}
+        self.adopted: dict[str, set[str]] = {}
 
     def display(self, path: Path) -> str:
         try:
@@ -83,6 +84,10 @@ class Workspace:
     def record(self, path: Path, kind: str, key: str) -> None:
         self.pending.setdefault(path.resolve(), {}).setdefault(kind, set()).add(key)
 
+    def adopt(self, kind: str, key: str) -> None:
+        """A state key for something already in the YAML (no file edit needed)."""
+        self.adopted.setdefault(kind, set()).add(key)
+
     def add_file(self, change: FileChange) -> None:
         """A whole new non-YAML file (the time-spine model)."""
         self.extra[change.path.resolve()] = change
@@ -110,6 +115,8 @@ class Workspace:
         for change in self.extra.values():
             for kind, keys in self.pending.get(change.path.resolve(), {}).items():
                 additions.setdefault(kind, set()).update(keys)
+        for kind, keys in self.adopted.items():
+            additions.setdefault(kind, set()).update(keys)
         refusals = [
             Refusal(r.display, r.reason, tuple(sorted(r.links)))
             for _, r in sorted(self.refused.items())
