@@ -64,16 +64,18 @@ class Renderer:
     # lines ---------------------------------------------------------------------------------
     def header(self, r: int) -> str:
         rd = self.index.corpus.relations[r]
-        line = f"TABLE {rd.relation_name} -- {rd.resource_type} {rd.name}"
+        # Warehouse text is data: every piece is forced onto this one line, so a description or
+        # value cannot start a line of its own (no fake "Question:" or instructions).
+        line = f"TABLE {_one_line(rd.relation_name, 400)} -- {rd.resource_type} {_one_line(rd.name, 200)}"
         if rd.description:
             line += f": {_one_line(rd.description, DESCRIPTION_CHARS)}"
         return line
 
     def column_line(self, c: int) -> str:
         cd = self.index.corpus.columns[c]
-        parts = [f"  {cd.name}"]
+        parts = [f"  {_one_line(cd.name, 200)}"]
         if cd.data_type:
-            parts.append(cd.data_type)
+            parts.append(_one_line(cd.data_type, 80))
         if cd.is_pk:
             parts.append("PK")
         fk = self._fk.get(c)
