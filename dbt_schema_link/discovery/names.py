@@ -40,7 +40,8 @@ MEASURE_WORDS = frozenset({
     "latitude", "longitude", "discount", "tax", "fee", "freight", "level", "grade", "point",
     "size", "temperature", "speed", "distance", "version", "stock", "bonus", "earning", "mpg",
     "horsepower", "cylinder", "accelerate", "weekly", "min", "max", "avg", "mean", "median",
-    "value", "num", "number", "n", "nb", "cnt",
+    "value", "num", "number", "n", "nb", "cnt", "unit", "units", "sold", "volume", "view", "click",
+    "visit", "hit",
 })
 
 #: Words that make a relation a table of people (targets of ``created_by``, ``owner_id``, ...),

@@ -54,6 +54,9 @@ def test_role_names(name, role):
 def test_measure_and_flag_names():
     assert analyse_column("height_cm").measure
     assert analyse_column("order_count").measure
+    # an aggregate in a mart whose values happen to fall inside an id range (example project, scale 1)
+    assert analyse_column("units_sold").measure
+    assert not analyse_column("unit_id").measure
     assert not analyse_column("size_code").measure  # key-like wins
     assert analyse_column("is_active").flag_name and analyse_column("deleted_flag").flag_name
 
