@@ -20,6 +20,17 @@ from dbt_schema_link.errors import WarehouseError
 from dbt_schema_link.profiling.envelope import LogMessage, parse_log_line
 
 
+def find_dbt() -> str:
+    """The dbt beside this Python (its venv), else the one on PATH."""
+    beside = Path(sys.executable).parent / "dbt"
+    if beside.exists():
+        return str(beside)
+    found = shutil.which("dbt")
+    if not found:
+        raise WarehouseError("dbt executable not found: install dbt-core and an adapter (pip install dbt-duckdb) or pass --dbt PATH")
+    return found
+
+
 @dataclass(frozen=True)
 class DbtInvocation:
     """Where and how to run dbt for one project."""
@@ -31,15 +42,7 @@ class DbtInvocation:
     vars: dict = field(default_factory=dict)
 
     def executable(self) -> str:
-        if self.dbt_executable:
-            return self.dbt_executable
-        beside = Path(sys.executable).parent / "dbt"
-        if beside.exists():
-            return str(beside)
-        found = shutil.which("dbt")
-        if not found:
-            raise WarehouseError("dbt executable not found: install dbt-core and an adapter (pip install dbt-duckdb) or pass --dbt PATH")
-        return found
+        return self.dbt_executable or find_dbt()
 
     def command(self, *args: str) -> list[str]:
         cmd = [self.executable(), "--log-format", "json", "--no-use-colors", *args,

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
+from dbt_schema_link.dbt_runner import find_dbt
 from dbt_schema_link.errors import SchemaLinkError
 from dbt_schema_link.linker.evaluation.convert import (
     DatabaseSpec,
@@ -49,13 +50,7 @@ class Benchmark:
 
 
 def dbt_executable() -> str:
-    beside = Path(sys.executable).parent / "dbt"
-    if beside.exists():
-        return str(beside)
-    found = shutil.which("dbt")
-    if not found:
-        raise SchemaLinkError("dbt is not installed beside this Python: pip install 'dbt-schema-link[duckdb]'")
-    return found
+    return find_dbt()
 
 
 def dbt_version() -> str:
