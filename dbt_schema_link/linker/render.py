@@ -33,6 +33,8 @@ Hint: {hint}"""
 DEFAULT_BUDGET = 2048
 DESCRIPTION_CHARS = 160
 SAMPLE_VALUES = 3
+#: No column line costs less: its name (one token at least) and the newline.
+MIN_LINE_TOKENS = 2
 
 
 @dataclass
@@ -56,6 +58,10 @@ class Renderer:
         self.template = template
         self.dialect = dialect
         self._fk: dict[int, tuple[int, str]] = {}
+        # Lines and their token costs, computed once per column / relation: a large group is
+        # costed for every question (does the whole schema fit? which columns fill the rest?).
+        self._col_cost: dict[int, int] = {}
+        self._rel_cost: dict[int, int] = {}
         corpus = index.corpus
         for e in sorted(corpus.edges, key=lambda e: -e.confidence):
             parent = corpus.columns[e.parent]
@@ -90,6 +96,23 @@ class Renderer:
         if notes:
             line += " -- " + "; ".join(notes)
         return line
+
+    def column_cost(self, c: int) -> int:
+        """Tokens of a column's line plus its newline."""
+        cost = self._col_cost.get(c)
+        if cost is None:
+            cost = self._col_cost[c] = count_line(self.column_line(c)) + 1
+        return cost
+
+    def header_cost(self, r: int) -> int:
+        cost = self._rel_cost.get(r)
+        if cost is None:
+            cost = self._rel_cost[r] = count_line(self.header(r)) + 1
+        return cost
+
+    def _columns_of(self, r: int) -> range:
+        rd = self.index.corpus.relations[r]
+        return range(rd.col_start, rd.col_end)
 
     def _frame(self, question: str, hint: str | None, dialect: str) -> tuple[list[str], int, int]:
         """Template lines with the schema slot; its token cost without the schema."""
@@ -154,22 +177,24 @@ class Renderer:
             return Rendered(text, count_tokens(text), "linked")
         join_lines = [f"JOIN {j.on}" for j in answer.joins]
         group_rels = [int(r) for r in np.flatnonzero(idx.rel_group == group.group)]
-        # Whole group schema, if it fits.
-        full_body: list[str] = []
+        # Whole group schema, if it fits (costed line by line, stopping once it cannot).
+        full_cost = fixed + sum(count_line(line) + 1 for line in join_lines)
         for r in group_rels:
-            full_body.append(self.header(r))
-            a, b = corpus.relations[r].col_start, corpus.relations[r].col_end
-            full_body.extend(self.column_line(c) for c in range(a, b))
-        full_body.extend(join_lines)
-        full_cost = fixed + sum(count_line(line) + 1 for line in full_body)
+            if budget is not None and full_cost > budget:
+                break
+            full_cost += self.header_cost(r) + sum(self.column_cost(c) for c in self._columns_of(r))
         if budget is None or full_cost <= budget:
+            full_body: list[str] = []
+            for r in group_rels:
+                full_body.append(self.header(r))
+                full_body.extend(self.column_line(c) for c in self._columns_of(r))
+            full_body.extend(join_lines)
             text = self._assemble(frame, slot, full_body)
             return Rendered(text, count_tokens(text), "full")
         # Linked subset: each selected model with its join keys and best column (in rank order,
         # with the join lines that connect it to models already in), then fill by score.
         order = [p.relation for p in answer.relations]
         chosen_cols: dict[int, list[int]] = {}
-        headers: dict[int, int] = {r: count_line(self.header(r)) + 1 for r in group_rels}
         joins_in: list[str] = []
         used = fixed
         for pick in self._tree_order(answer):
@@ -178,7 +203,7 @@ class Renderer:
             unit = keys + others[:1]
             new_joins = [j for j in answer.joins if pick.unique_id in (j.child_uid, j.parent_uid)
                          and {j.child_uid, j.parent_uid} - {pick.unique_id} <= {corpus.relations[r].unique_id for r in chosen_cols}]
-            cost = headers[pick.relation] + sum(count_line(self.column_line(c)) + 1 for c in unit) \
+            cost = self.header_cost(pick.relation) + sum(self.column_cost(c) for c in unit) \
                 + sum(count_line(f"JOIN {j.on}") + 1 for j in new_joins)
             if used + cost > budget:
                 break  # what is left is further from the best model: the rendered part stays connected
@@ -199,7 +224,9 @@ class Renderer:
                 continue
             seen.add(c)
             r = corpus.columns[c].relation
-            cost = count_line(self.column_line(c)) + 1 + (headers[r] if r not in chosen_cols else 0)
+            if budget - used < MIN_LINE_TOKENS:
+                break  # nothing more fits
+            cost = self.column_cost(c) + (self.header_cost(r) if r not in chosen_cols else 0)
             if used + cost > budget:
                 continue
             used += cost

