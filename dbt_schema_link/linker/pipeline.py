@@ -48,12 +48,13 @@ class LinkSettings:
     # localization (its own column weights: which database is a different question from which column)
     l_lex: float = 0.35
     l_name: float = 0.35
-    l_value: float = 0.5
+    l_value: float = 1.2  # a literal of the question found in a group's values says a lot about where to look
     l_rel_dense: float = 0.6
     l_rel_lex: float = 0.3
     l_rel_name: float = 0.6
     retrieve_k: int = 60  # columns retrieved globally for group support
     group_top_cols: int = 4  # a group's score sums its best this-many retrieved column scores
+    l_coverage: float = 0.15  # group support: retrieved columns / sqrt(group columns)
     candidates: int = 3  # groups reported
     unsure_ratio: float = 0.9  # second group within this ratio of the first → unsure
     # selection
@@ -112,6 +113,8 @@ class Linker:
         self.embedder = embedder if use_dense else None
         self.retrieval = "dense+lexical+values" if self.embedder else "lexical+values"
         self._name_index = _NameIndex.build(index)
+        self._group_ncols = np.bincount(index.col_group, minlength=len(index.corpus.groups))
+        self.hook = None  # optional question-time stages (dbt_schema_link.llm.LLMStages); None: offline
 
     # ---------------------------------------------------------------------------------------
     def embed_questions(self, texts: Sequence[str]) -> np.ndarray | None:
@@ -211,6 +214,9 @@ class Linker:
         best_rel = np.full(n_groups, -np.inf)
         np.maximum.at(best_rel, idx.rel_group, rel)
         scores = scores / max(1, s.group_top_cols) + np.where(np.isfinite(best_rel), best_rel, 0.0)
+        # Support (MDB-Link): how many of the globally retrieved columns a group holds, relative to
+        # its size, so a large schema does not win on sheer number of columns.
+        scores += s.l_coverage * support / np.sqrt(np.maximum(self._group_ncols, 1))
         pruned = [g for g in np.argsort(-scores, kind="stable") if support[g] > 0 or np.isfinite(best_rel[g])]
         out = []
         for g in pruned[: s.candidates]:
@@ -333,14 +339,23 @@ class Linker:
         if qvec is None and self.embedder is not None:
             qvec = self.embed_questions([question if not hint else f"{question} {hint}"])[0]
         ev = self.evidence(question, hint, qvec, allowed)
+        run = self.hook.start(self, question, hint, ev) if self.hook is not None else None
         candidates = self.localize(ev)
+        if run is not None:
+            candidates = run.rerank(candidates)
         if not candidates:
-            return Answer(id, question, hint, [], False, [], [], [], self.retrieval,
-                          latency_ms=(time.perf_counter() - start) * 1000)
+            answer = Answer(id, question, hint, [], False, [], [], [], self.retrieval)
+            if run is not None:
+                run.finish(answer)
+            answer.latency_ms = (time.perf_counter() - start) * 1000
+            return answer
         unsure = len(candidates) > 1 and candidates[1].score >= self.settings.unsure_ratio * candidates[0].score
-        terminals, chosen, columns, tree, unjoined = self.select(ev, candidates[0].group)
+        picked = run.select(candidates[0].group) if run is not None else None
+        terminals, chosen, columns, tree, unjoined = picked or self.select(ev, candidates[0].group)
         answer = self._answer(id, question, hint, candidates, unsure, ev, terminals, chosen, columns, tree, unjoined)
         answer.scores = ev.col
+        if run is not None:
+            run.finish(answer)
         answer.latency_ms = (time.perf_counter() - start) * 1000
         return answer
 
