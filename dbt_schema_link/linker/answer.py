@@ -17,7 +17,8 @@
       "render": "full" | "linked",      # whole group schema, or the linked subset filled by score
       "tokens": 812, "budget": 2048,
       "retrieval": "dense+lexical+values" | "lexical+values",
-      "latency_ms": 12.3
+      "latency_ms": 12.3,
+      "llm": {...}                      # only with --llm stages (docs/llm.md): stages, requests, tokens, cost
     }
 """
 
@@ -112,6 +113,7 @@ class Answer:
     budget: int | None = None
     latency_ms: float = 0.0
     scores: Any = field(default=None, repr=False, compare=False)  # column scores, for rendering
+    llm: Any = field(default=None, repr=False, compare=False)  # dbt_schema_link.llm.LLMRecord when stages ran
 
     @property
     def group(self) -> Candidate | None:
@@ -145,4 +147,4 @@ class Answer:
             "budget": self.budget,
             "retrieval": self.retrieval,
             "latency_ms": round(float(self.latency_ms), 2),
-        }
+        } | ({"llm": self.llm.to_dict()} if self.llm is not None else {})

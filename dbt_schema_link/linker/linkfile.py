@@ -8,7 +8,6 @@ cannot use are skipped, and a missing or damaged file simply means "no inferred 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -77,61 +76,3 @@ def declared_links(project: Project) -> list[GraphLink]:
     """The project's own declared links (relationships tests, FK constraints, entities)."""
     return [GraphLink(d.child, d.parent, "declared", 1.0) for d in project.declared_links
             if d.child.relation != d.parent.relation]
-
-
-_MODEL_ARG_RE = re.compile(r"""(ref|source)\(\s*['"]([^'"]+)['"]\s*(?:,\s*['"]([^'"]+)['"]\s*)?\)""")
-
-
-def _tested_relation(kwargs: dict, project: Project) -> str | None:
-    """The relation a generic test is attached to, from its `model` kwarg
-    (``{{ get_where_subquery(source('s', 't')) }}`` / ``ref('m')``)."""
-    match = _MODEL_ARG_RE.search(str(kwargs.get("model", "")))
-    if not match:
-        return None
-    kind, a, b = match.groups()
-    for uid, rel in project.relations.items():
-        if kind == "source" and b and rel.resource_type.value == "source" and rel.name == f"{a}.{b}":
-            return uid
-        if kind == "ref" and rel.resource_type.value != "source" and rel.name == (b or a):
-            return uid
-    return None
-
-
-def source_test_keys(manifest_path: Path, project: Project) -> tuple[list[GraphLink], dict[str, list[str]]]:
-    """Relationships links and unique+not_null keys declared by tests on *sources*.
-
-    dbt leaves `attached_node` empty for tests on sources, so the child of a relationships test
-    (and the column of a unique/not_null pair) is read from the test's `model` argument here.
-    """
-    try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError):
-        return [], {}
-    links: list[GraphLink] = []
-    seen: dict[tuple[str, str], set[str]] = {}
-    for node in (manifest.get("nodes") or {}).values():
-        if not isinstance(node, dict) or node.get("resource_type") != "test" or node.get("attached_node"):
-            continue
-        meta = node.get("test_metadata") or {}
-        kwargs = meta.get("kwargs") or {}
-        name = meta.get("name")
-        column = kwargs.get("column_name") or node.get("column_name")
-        child_uid = _tested_relation(kwargs, project)
-        if not child_uid or not isinstance(column, str):
-            continue
-        if name in ("unique", "not_null"):
-            seen.setdefault((child_uid, column.lower()), set()).add(name)
-        elif name in ("relationships", "relationships_where"):
-            from dbt_schema_link.artifacts.manifest import resolve_target
-
-            parent_uid = resolve_target(kwargs.get("to"), project.relations, str(node.get("package_name", "")))
-            field = kwargs.get("field")
-            child = project.column_ref(child_uid, column)
-            parent = project.column_ref(parent_uid, field) if parent_uid and isinstance(field, str) else None
-            if child and parent and child.relation != parent.relation:
-                links.append(GraphLink(child, parent, "declared", 1.0))
-    keys: dict[str, list[str]] = {}
-    for (uid, col), names in seen.items():
-        if names == {"unique", "not_null"}:
-            keys.setdefault(uid, []).append(col)
-    return links, {uid: cols for uid, cols in keys.items() if len(cols) == 1}

@@ -20,7 +20,7 @@ from dbt_schema_link.errors import SchemaLinkError
 from dbt_schema_link.linker.answer import Answer
 from dbt_schema_link.linker.documents import GROUP_MODES, ProjectInput
 from dbt_schema_link.linker.embedder import DEFAULT_MODEL, NO_MODEL, load_embedder
-from dbt_schema_link.linker.linkfile import declared_links, read_links_file, source_test_keys
+from dbt_schema_link.linker.linkfile import declared_links, read_links_file
 from dbt_schema_link.linker.pipeline import Linker, LinkSettings
 from dbt_schema_link.linker.render import DEFAULT_BUDGET, DEFAULT_TEMPLATE, Renderer
 from dbt_schema_link.linker.store import BuildReport, build_index, fingerprint, load_index, read_meta
@@ -63,16 +63,7 @@ def load_inputs(paths: Sequence[ProjectPaths], notice: Progress = _stderr) -> li
         if not project.has_catalog:
             notice(f"notice: {p.target_dir / 'catalog.json'} not found: column types and undocumented columns "
                    f"are missing (run `dbt docs generate`)")
-        links = declared_links(project)
-        if any(r.resource_type.value == "source" for r in project.relations.values()):
-            extra, keys = source_test_keys(p.target_dir / "manifest.json", project)
-            known = {(l.child, l.parent) for l in links}
-            links += [l for l in extra if (l.child, l.parent) not in known]
-            for uid, cols in keys.items():
-                rel = project.relations[uid]
-                if not rel.primary_key:
-                    col = rel.column(cols[0])
-                    rel.primary_key = (col.name,) if col else ()
+        links = declared_links(project)  # tests on sources included: the reader resolves their child
         inferred, problem = read_links_file(p.links_json, project)
         if problem:
             notice(f"notice: {problem}")
@@ -149,8 +140,9 @@ def open_session(project_dirs: Sequence[str | Path] = (".",), target_path: str |
                  index_dir: str | Path | None = None, budget: int | None = DEFAULT_BUDGET, top: int | None = None,
                  settings: dict | LinkSettings | None = None, template: str = DEFAULT_TEMPLATE,
                  refresh: bool = True, lexical: bool = False, notice: Progress = _stderr,
-                 progress: Progress | None = None) -> LinkSession:
-    """Load (refreshing first if the project changed) the index and its embedding model."""
+                 progress: Progress | None = None, llm=None) -> LinkSession:
+    """Load (refreshing first if the project changed) the index and its embedding model.
+    `llm` (dbt_schema_link.llm.LLMOptions) adds the selected LLM stages (docs/llm.md)."""
     if budget is not None and budget < 1:
         raise SchemaLinkError(f"--budget {budget} must be a positive number of tokens")
     if top is not None and top < 1:
@@ -186,7 +178,13 @@ def open_session(project_dirs: Sequence[str | Path] = (".",), target_path: str |
     if top is not None:
         base = base.with_overrides({"max_columns": top})
     dialect = next((p.get("adapter") for p in idx.meta.get("projects", []) if p.get("adapter")), None) or "SQL"
-    return LinkSession(Linker(idx, embedder, base), Renderer(idx, template, dialect), budget, notices)
+    session = LinkSession(Linker(idx, embedder, base), Renderer(idx, template, dialect), budget, notices)
+    if llm is not None and llm.stages:
+        from dbt_schema_link.llm.options import CACHE_DIR_NAME
+        from dbt_schema_link.llm.stages import attach
+
+        session = attach(session, llm, out_dir.parent / CACHE_DIR_NAME)
+    return session
 
 
 def ask(question: str, hint: str | None = None, db: str | None = None, *, session: LinkSession | None = None,
