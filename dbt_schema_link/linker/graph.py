@@ -10,10 +10,11 @@ small trees that questions need in practice, and polynomial on large graphs.
 
 from __future__ import annotations
 
-import heapq
 import math
 from dataclasses import dataclass
 from typing import Sequence
+
+import numpy as np
 
 from dbt_schema_link.linker.documents import ColumnDoc, EdgeDoc
 
@@ -33,7 +34,11 @@ class JoinGraph:
     def __init__(self, edges: Sequence[EdgeDoc], columns: Sequence[ColumnDoc], n_relations: int):
         self.edges = list(edges)
         self.columns = columns
+        self.n = n_relations
         self.adj: list[list[Adjacent]] = [[] for _ in range(n_relations)]
+        # The cheapest edge of each related pair (lowest index on ties), both directions, as arrays
+        # for scipy's Dijkstra: on a large warehouse a search touches thousands of relations.
+        best: dict[tuple[int, int], tuple[float, int]] = {}
         for i, e in enumerate(self.edges):
             a, b = columns[e.child].relation, columns[e.parent].relation
             if a == b:
@@ -41,6 +46,13 @@ class JoinGraph:
             w = edge_weight(e.confidence)
             self.adj[a].append(Adjacent(b, i, w))
             self.adj[b].append(Adjacent(a, i, w))
+            for key in ((a, b), (b, a)):
+                if key not in best or w < best[key][0]:
+                    best[key] = (w, i)
+        self._pair_edge = {key: i for key, (_, i) in best.items()}
+        self._src = np.fromiter((k[0] for k in best), dtype=np.int64, count=len(best))
+        self._dst = np.fromiter((k[1] for k in best), dtype=np.int64, count=len(best))
+        self._w = np.fromiter((v[0] for v in best.values()), dtype=np.float64, count=len(best))
 
     def endpoints(self, edge: int) -> tuple[int, int]:
         e = self.edges[edge]
@@ -49,21 +61,17 @@ class JoinGraph:
     def neighbours(self, node: int) -> list[Adjacent]:
         return self.adj[node]
 
-    def _dijkstra(self, source: int, node_cost: dict[int, float], limit: float) -> tuple[dict[int, float], dict[int, tuple[int, int]]]:
-        dist = {source: 0.0}
-        prev: dict[int, tuple[int, int]] = {}
-        heap = [(0.0, source)]
-        while heap:
-            d, u = heapq.heappop(heap)
-            if d > dist.get(u, math.inf) or d > limit:
-                continue
-            for adj in self.adj[u]:
-                nd = d + adj.weight + node_cost.get(adj.node, 1.0)
-                if nd < dist.get(adj.node, math.inf):
-                    dist[adj.node] = nd
-                    prev[adj.node] = (u, adj.edge)
-                    heapq.heappush(heap, (nd, adj.node))
-        return dist, prev
+    def _shortest_paths(self, terms: list[int], node_cost: dict[int, float], limit: float):
+        """Distances and predecessors from each terminal; entering a relation costs its node cost
+        (default 1) on top of the edge weight. Paths longer than `limit` are not searched."""
+        from scipy.sparse import csr_matrix
+        from scipy.sparse.csgraph import dijkstra
+
+        cost = np.ones(self.n, dtype=np.float64)
+        if node_cost:
+            cost[np.fromiter(node_cost.keys(), dtype=np.int64)] = np.fromiter(node_cost.values(), dtype=np.float64)
+        graph = csr_matrix((self._w + cost[self._dst], (self._src, self._dst)), shape=(self.n, self.n))
+        return dijkstra(graph, directed=True, indices=terms, return_predecessors=True, limit=limit)
 
     def steiner_tree(self, terminals: Sequence[int], node_cost: dict[int, float] | None = None,
                      max_hops_cost: float = 12.0) -> tuple[list[int], list[int]]:
@@ -74,18 +82,17 @@ class JoinGraph:
         if len(terms) < 2:
             return [], []
         cost = node_cost or {}
-        runs = {t: self._dijkstra(t, cost, max_hops_cost) for t in terms}
+        dist, pred = self._shortest_paths(terms, cost, max_hops_cost)
+        row = {t: i for i, t in enumerate(terms)}
         # Prim over the metric closure of the terminals (components handled separately).
         in_tree = {terms[0]}
         closure_edges: list[tuple[int, int]] = []
         remaining = set(terms[1:])
-        unconnected: list[int] = []
         while remaining:
             best = None
             for u in in_tree:
-                dist = runs[u][0]
                 for v in remaining:
-                    d = dist.get(v, math.inf)
+                    d = float(dist[row[u], v])
                     if best is None or d < best[0]:
                         best = (d, u, v)
             if best is None or best[0] == math.inf:
@@ -93,7 +100,6 @@ class JoinGraph:
                 v = min(remaining)
                 remaining.discard(v)
                 in_tree.add(v)
-                unconnected.append(v)
                 continue
             _, u, v = best
             closure_edges.append((u, v))
@@ -102,11 +108,11 @@ class JoinGraph:
         # Expand closure edges into graph paths.
         chosen: set[int] = set()
         for u, v in closure_edges:
-            prev = runs[u][1]
+            prev = pred[row[u]]
             node = v
             while node != u:
-                p, edge = prev[node]
-                chosen.add(edge)
+                p = int(prev[node])
+                chosen.add(self._pair_edge[(p, node)])
                 node = p
         tree = self._mst(sorted(chosen), cost)
         tree = self._prune(tree, set(terms))

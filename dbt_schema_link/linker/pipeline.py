@@ -21,6 +21,7 @@ import numpy as np
 from dbt_schema_link.errors import SchemaLinkError
 from dbt_schema_link.linker.answer import Answer, Candidate, ColumnPick, JoinPick, RelationPick
 from dbt_schema_link.linker.embedder import Embedder
+from dbt_schema_link.linker.ranking import best_first
 from dbt_schema_link.linker.store import LinkIndex
 from dbt_schema_link.linker.text import question_terms, terms
 from dbt_schema_link.linker.values import ValueHit
@@ -67,6 +68,7 @@ class LinkSettings:
     w_label: float = 0.15  # the name/title column of a model the question names (SELECT name ...)
     count_key: int = 1  # questions that count things keep the primary key of the best model (COUNT(id))
     keys_in_budget: int = 1  # join keys count against max_columns (0: keys come on top)
+    max_path_cost: float = 6.0  # join completion: longest path searched between two terminals (a hop costs 1-3)
 
     def with_overrides(self, overrides: dict | None) -> "LinkSettings":
         if not overrides:
@@ -248,24 +250,25 @@ class Linker:
         # relations owning the group's best columns (column evidence can name a model whose
         # own text does not match the question)
         if s.seed_columns > 0:
-            a = idx.rel_start[rels]
-            cols = np.concatenate([np.arange(st, st + n) for st, n in zip(a, idx.rel_ncols[rels])])
-            top = cols[np.argsort(-ev.col[cols], kind="stable")[: s.seed_columns]]
-            for c in top:
+            member = np.zeros(len(idx.rel_group), dtype=bool)
+            member[rels] = True
+            cols = np.flatnonzero(member[idx.col_relation])
+            for c in best_first(cols, ev.col[cols], s.seed_columns)[: s.seed_columns]:
                 r = int(idx.col_relation[c])
                 if r not in terminals and len(terminals) < s.max_relations:
                     terminals.append(r)
         # strong literal evidence pulls its relation in
-        for c, hit in sorted(ev.value_hits.items(), key=lambda kv: -kv[1].strength):
+        strong = [(c, hit) for c, hit in ev.value_hits.items() if hit.strength >= 0.9]
+        for c, hit in sorted(strong, key=lambda kv: -kv[1].strength):
             r = int(idx.col_relation[c])
             if idx.rel_group[r] == group and not (idx.rel_superseded[r] and len(rels) < len(in_group)) \
-                    and hit.strength >= 0.9 and r not in terminals and len(terminals) < s.max_relations + 1:
+                    and r not in terminals and len(terminals) < s.max_relations + 1:
                 terminals.append(r)
         lo, hi = float(ev.rel[rels].min()), best
         span = max(hi - lo, 1e-6)
-        node_cost = {int(r): 0.5 * (1.0 - (float(ev.rel[r]) - lo) / span) for r in rels}
+        node_cost = dict(zip(rels.tolist(), (0.5 * (1.0 - (ev.rel[rels].astype(np.float64) - lo) / span)).tolist()))
         # (superseded relations keep the default bridge cost of 1: used only when nothing else joins)
-        tree, unjoined = idx.graph.steiner_tree(terminals, node_cost)
+        tree, unjoined = idx.graph.steiner_tree(terminals, node_cost, s.max_path_cost)
         chosen = list(terminals)
         for e in tree:
             for n in idx.graph.endpoints(e):

@@ -23,6 +23,7 @@ import numpy as np
 
 from dbt_schema_link.errors import SchemaLinkError
 from dbt_schema_link.linker.answer import Answer
+from dbt_schema_link.linker.ranking import best_first
 from dbt_schema_link.linker.store import LinkIndex
 from dbt_schema_link.linker.tokens import count_line, count_tokens
 
@@ -62,6 +63,9 @@ class Renderer:
         # costed for every question (does the whole schema fit? which columns fill the rest?).
         self._col_cost: dict[int, int] = {}
         self._rel_cost: dict[int, int] = {}
+        superseded = np.fromiter((r.superseded for r in index.corpus.relations), dtype=bool,
+                                 count=len(index.corpus.relations))
+        self._superseded_col = superseded[index.col_relation] if len(index.col_relation) else np.zeros(0, bool)
         corpus = index.corpus
         for e in sorted(corpus.edges, key=lambda e: -e.confidence):
             parent = corpus.columns[e.parent]
@@ -109,6 +113,12 @@ class Renderer:
         if cost is None:
             cost = self._rel_cost[r] = count_line(self.header(r)) + 1
         return cost
+
+    def _best_columns(self, group: int, col_scores: np.ndarray, limit: int) -> list[int]:
+        """The group's columns outside superseded layers, best score first (ties in column
+        order), cut to the `limit` best: no more lines than that can fit the budget left."""
+        cols = np.flatnonzero((self.index.col_group == group) & ~self._superseded_col)
+        return best_first(cols, np.asarray(col_scores)[cols], limit)
 
     def _columns_of(self, r: int) -> range:
         rd = self.index.corpus.relations[r]
@@ -214,10 +224,7 @@ class Renderer:
         fill += [c.column for p in answer.relations if p.relation not in chosen_cols for c in p.columns]
         if col_scores is not None:
             # Filling by score skips superseded layers (raw copies of a model's columns).
-            rest = [c for r in group_rels if not corpus.relations[r].superseded
-                    for c in range(corpus.relations[r].col_start, corpus.relations[r].col_end)]
-            rest.sort(key=lambda c: -float(col_scores[c]))
-            fill += rest
+            fill += self._best_columns(group.group, col_scores, (budget - used) // MIN_LINE_TOKENS + 1)
         seen = {c for cols in chosen_cols.values() for c in cols}
         for c in fill:
             if c in seen:
