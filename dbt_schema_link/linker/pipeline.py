@@ -68,7 +68,7 @@ class LinkSettings:
     w_label: float = 0.15  # the name/title column of a model the question names (SELECT name ...)
     count_key: int = 1  # questions that count things keep the primary key of the best model (COUNT(id))
     keys_in_budget: int = 1  # join keys count against max_columns (0: keys come on top)
-    max_path_cost: float = 6.0  # join completion: longest path searched between two terminals (a hop costs 1-3)
+    max_path_cost: float = 8.0  # join completion: longest path searched between two terminals (a hop costs 1-3)
 
     def with_overrides(self, overrides: dict | None) -> "LinkSettings":
         if not overrides:
