@@ -109,3 +109,19 @@ def test_links_md_golden(duck_links, shop_duckdb):
 def test_second_link_run_is_stable(duck_links, shop_duckdb):
     again = _run_link(shop_duckdb)
     assert again == duck_links
+
+
+def test_link_without_the_warehouse_reuses_cached_signatures(shop_duckdb, duck_links, tmp_path):
+    """`link --no-profile` reads target/schema_link/profiles.json: links still carry MinHash
+    containment estimates (no exact check: that needs the warehouse)."""
+    before = (shop_duckdb.path / "target" / "schema_link" / "links.json").read_bytes()
+    try:
+        shop_duckdb.cli("link", *shop_duckdb.project_args(), "--no-profile", "--quiet")
+        offline = json.loads((shop_duckdb.path / "target" / "schema_link" / "links.json").read_text())
+    finally:
+        (shop_duckdb.path / "target" / "schema_link" / "links.json").write_bytes(before)
+    inferred = [l for l in offline["links"] if l["kind"] == "inferred"]
+    signals = {e["signal"] for l in inferred for e in l["evidence"]}
+    assert "value_containment_estimate" in signals and "exact_containment" not in signals, signals
+    found = {(_col(l["child"]), _col(l["parent"])) for l in inferred}
+    assert any("opened_by" in child for child, _ in found), sorted(found)

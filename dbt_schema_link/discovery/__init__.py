@@ -9,7 +9,7 @@ callable that the caller wires to the warehouse.
 from dbt_schema_link.discovery.pipeline import Pair, Verifier, discover
 from dbt_schema_link.discovery.records import (
     LINKS_FORMAT, LINKS_FORMAT_VERSION, Cardinality, Domain, Evidence, Link, LinkKind, LinkSet,
-    LinkSetFormatError, Rejection, Signal, Trap,
+    LinkSetFormatError, Rejection, Signal, StageTimings, Trap,
 )
 from dbt_schema_link.discovery.report import render_markdown
 from dbt_schema_link.discovery.settings import DiscoverySettings, DiscoverySettingsError
@@ -17,6 +17,6 @@ from dbt_schema_link.discovery.settings import DiscoverySettings, DiscoverySetti
 __all__ = [
     "LINKS_FORMAT", "LINKS_FORMAT_VERSION", "Cardinality", "DiscoverySettings",
     "DiscoverySettingsError", "Domain", "Evidence", "Link", "LinkKind", "LinkSet",
-    "LinkSetFormatError", "Pair", "Rejection", "Signal", "Trap", "Verifier", "discover",
+    "LinkSetFormatError", "Pair", "Rejection", "Signal", "StageTimings", "Trap", "Verifier", "discover",
     "render_markdown",
 ]

@@ -5,7 +5,9 @@ columns, not with its square:
   relation-name keys (``customer`` -> ``customers``' key), key-column heads, relation-name affixes
   (``hero`` -> ``superhero``), and role names (``created_by`` -> tables of people / own table);
 * by value — a MinHash LSH Ensemble over the potential parents (unique-ish columns), queried once
-  per child, returns parents that probably contain the child's values even with no name signal;
+  per child, returns parents that probably contain the child's values even with no name signal
+  (in warehouses of more than ``EXACT_VALUE_LOOKUP_PARENTS`` parents only the tightest
+  ``max_candidates_per_child`` of them: dense id ranges contain one another);
 * by SQL — pairs joined in models' SQL.
 
 Blocking happens here too: never a column with itself, never a pair (or child) already declared,
@@ -169,9 +171,63 @@ def _may_link_by_values(child: ColInfo) -> bool:
             and not (child.pk_score >= 0.85 and child.unique))
 
 
+#: At most this many value-only parents per child, as a multiple of ``max_candidates_per_child``
+#: (at most that many candidates of a child are scored in the end anyway) — in warehouses with
+#: more than ``EXACT_VALUE_LOOKUP_PARENTS`` potential parents; below that every LSH hit is kept.
+VALUE_LOOKUP_FACTOR = 1
+EXACT_VALUE_LOOKUP_PARENTS = 100
+
+
+def _wide_enough(child: ColInfo, parent: ColInfo, settings: DiscoverySettings) -> bool:
+    """The parent may hold all the child's values (see ``evidence.cardinality_evidence``)."""
+    return child.distinct <= parent.distinct / parent.rel.sample_fraction * (1.0 + settings.approx_slack) + 1
+
+
+def min_sample_fraction(parents: list[ColInfo]) -> float:
+    return min((p.rel.sample_fraction for p in parents), default=1.0)
+
+
+def effective_distinct(parents: list[ColInfo]) -> list[float]:
+    """Each parent's distinct count scaled up to its whole relation (for ``_wide_enough``)."""
+    return [p.distinct / p.rel.sample_fraction for p in parents]
+
+
+def tightest_containers(child: ColInfo, lsh: ContainmentIndex, parents: list[ColInfo], cap: int,
+                        settings: DiscoverySettings, fraction: float = 1.0,
+                        widths: list[float] | None = None) -> list[ColInfo]:
+    """The LSH hits for ``child``: all of them when there are at most ``cap``, else the ``cap``
+    smallest parents wide enough to hold the child's values (the tightest containers, the ones
+    ``pipeline._value_fits`` prefers). Partitions are read smallest first and reading stops once
+    ``cap`` such parents are in hand: a dense id range is contained in every larger dense key, so
+    reading them all would make value lookups grow with the square of the warehouse."""
+    hits: list[tuple[bool, float, int]] = []
+    usable = 0
+    widths = effective_distinct(parents) if widths is None else widths
+    # _wide_enough(child, parent) is: width(parent) >= need
+    need = (child.distinct - 1) / (1.0 + settings.approx_slack)
+    # a partition whose largest parent is narrower than the child holds only CHILD_WIDER pairs
+    # (``fraction``: the smallest sample fraction among the parents)
+    for part in lsh.query_partitions(child.signature, child.distinct, need * fraction):
+        for i in part:
+            width = widths[i]
+            ok = width >= need
+            usable += ok
+            hits.append((not ok, width, i))
+        if usable >= cap:
+            break
+    if len(hits) > cap:
+        hits.sort()
+        del hits[cap:]
+        hits.sort(key=lambda h: h[2])
+    return [parents[i] for _, _, i in hits]
+
+
 def generate(features: Features, settings: DiscoverySettings, joins: list[SqlJoin],
-             skip: Callable[[ColInfo, ColInfo], bool]) -> tuple[dict, dict[str, int]]:
-    """All candidate pairs keyed by (child key, parent key), plus counts per source."""
+             skip: Callable[[ColInfo, ColInfo], bool],
+             lap: Callable[[str], None] | None = None) -> tuple[dict, dict[str, int]]:
+    """All candidate pairs keyed by (child key, parent key), plus counts per source. ``lap(stage)``
+    (optional) is called after each source of candidates, for per-stage timings."""
+    lap = lap or (lambda _stage: None)
     out: dict[tuple, Candidate] = {}
     counts = {"candidates_by_name": 0, "candidates_by_value": 0, "candidates_by_sql": 0}
 
@@ -193,16 +249,30 @@ def generate(features: Features, settings: DiscoverySettings, joins: list[SqlJoi
             for parent in name_candidates(child, index, 3 * settings.max_candidates_per_child):
                 put(child, parent, Source.NAME)
         counts["candidates_by_name"] = sum(1 for c in out.values() if c.sources & Source.NAME)
+    lap("candidates by name")
 
     if settings.use_values and features.k:
         lsh, parents = value_index(features, settings)
         if len(lsh):
+            cap = VALUE_LOOKUP_FACTOR * settings.max_candidates_per_child
+            fraction = min_sample_fraction(parents)
+            widths = effective_distinct(parents)
+            # copies of one column (staging models, keys fully referenced) share a signature: the
+            # LSH answer depends only on the signature and the size, so it is asked once
+            seen: dict[tuple[bytes, int], list[ColInfo]] = {}
             for child in features.columns:
                 if not _may_link_by_values(child):
                     continue
-                for i in lsh.query(child.signature, child.distinct):
-                    put(child, parents[i], Source.VALUE)
+                key = (child.signature.tobytes(), child.distinct)
+                found = seen.get(key)
+                if found is None and len(parents) <= EXACT_VALUE_LOOKUP_PARENTS:
+                    found = seen[key] = [parents[i] for i in lsh.query(child.signature, child.distinct)]
+                elif found is None:
+                    found = seen[key] = tightest_containers(child, lsh, parents, cap, settings, fraction, widths)
+                for parent in found:
+                    put(child, parent, Source.VALUE)
         counts["candidates_by_value"] = sum(1 for c in out.values() if c.sources & Source.VALUE)
+    lap("candidates by value (LSH)")
 
     for join in joins:
         a, b = features.col(join.left), features.col(join.right)
@@ -211,4 +281,5 @@ def generate(features: Features, settings: DiscoverySettings, joins: list[SqlJoi
         put(a, b, Source.SQL, join)
         put(b, a, Source.SQL, join)
     counts["candidates_by_sql"] = sum(1 for c in out.values() if c.sources & Source.SQL)
+    lap("candidates from SQL")
     return out, counts

@@ -22,7 +22,7 @@ from dbt_schema_link.discovery.evidence import (
 )
 from dbt_schema_link.discovery.features import ColInfo, Features, build_features
 from dbt_schema_link.discovery.records import (
-    Cardinality, Domain, Evidence, Link, LinkKind, LinkSet, Rejection, Signal, Trap, round4,
+    Cardinality, Domain, Evidence, Link, LinkKind, LinkSet, Rejection, Signal, StageTimings, Trap, round4,
 )
 from dbt_schema_link.discovery.render import SqlPath
 from dbt_schema_link.discovery.scoring import score
@@ -74,8 +74,16 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
     started = time.perf_counter()
     notes: list[str] = []
     counts: dict[str, int] = {}
+    timings = StageTimings()
+    clock = [started]
+
+    def lap(stage: str) -> None:
+        now = time.perf_counter()
+        timings.add(stage, now - clock[0])
+        clock[0] = now
 
     features = build_features(project, profiles, settings)
+    lap("features")
     counts["relations"] = len(features.relations)
     counts["columns"] = len(features.columns)
     counts["columns_profiled"] = sum(1 for c in features.columns if c.has_values)
@@ -86,7 +94,9 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
 
     # -- dbt facts: declared links, SQL joins and lineage -----------------------------------
     declared = _declared_links(project, features)
+    lap("declared links")
     facts = extract_sql_facts(project) if settings.use_sql else SqlFacts()
+    lap("sql facts")
     for path in SqlPath:
         if facts.paths.get(path):
             counts[f"sql_models_{path.value}"] = facts.paths[path]
@@ -119,7 +129,7 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
         return c in declared_child_classes or (p, c) in declared_classes
 
     # -- candidates and evidence ------------------------------------------------------------
-    cands, cand_counts = generate(features, settings, facts.joins, skip)
+    cands, cand_counts = generate(features, settings, facts.joins, skip, lap)
     counts.update(cand_counts)
     counts["candidates"] = len(cands)
     say(f"discovery: {len(cands)} candidate pairs "
@@ -127,9 +137,11 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
         f"{cand_counts['candidates_by_sql']} from SQL)")
     estimates = {key: containment_estimate(c.child, c.parent) if settings.use_values else None
                  for key, c in cands.items()}
+    lap("containment estimates")
     fits = _value_fits(cands, estimates, {}, settings, lineage_uf)
     scored = {key: _evaluate(cand, settings, estimates[key], fits.get(key)) for key, cand in cands.items()}
     scored = _cap_per_child(scored, settings.max_candidates_per_child)
+    lap("evidence and scoring")
 
     # -- exact verification (bounded) -------------------------------------------------------
     if verify is not None and settings.max_verify_total > 0 and settings.max_verify_per_child > 0:
@@ -144,14 +156,17 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
             for key, s in list(scored.items()):
                 scored[key] = _evaluate(s.cand, settings, estimates[key], fits.get(key), exacts.get(key))
             counts["verified_pairs"] = len(measured)
+        lap("exact verification")
     elif verify is None and features.k:
         notes.append("no verifier: value containment is estimated from MinHash signatures only")
 
     # -- selection, lineage collapse, domains -----------------------------------------------
     inferred, rejected = _select(scored, settings, lineage_uf)
+    lap("selection")
     lineage_links = _lineage_links(facts, features)
     links = declared + inferred + lineage_links
     links, domains = _assign_domains(links, features, lineage_uf)
+    lap("lineage and domains")
     counts["declared_links"] = len(declared)
     counts["inferred_links"] = len(inferred)
     counts["lineage_links"] = len(lineage_links)
@@ -162,6 +177,8 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
         notes=notes, project_name=project.project_name,
     )
     result.sort()
+    lap("result")
+    result.timings = timings
     say(f"discovery: {len(inferred)} inferred, {len(declared)} declared, {len(lineage_links)} lineage "
         f"links in {time.perf_counter() - started:.1f}s")
     return result

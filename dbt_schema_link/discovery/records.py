@@ -219,6 +219,34 @@ class Domain:
 
 
 @dataclass
+class StageTimings:
+    """Wall-clock seconds per :func:`discover` stage, in the order they ran. Not part of
+    links.json (timings differ from run to run); ``dbt-schema-link link --verbose`` prints them."""
+
+    stages: list[tuple[str, float]] = field(default_factory=list)
+
+    def add(self, stage: str, seconds: float) -> None:
+        self.stages.append((stage, seconds))
+
+    @property
+    def total(self) -> float:
+        return sum(s for _, s in self.stages)
+
+    def to_dict(self) -> dict[str, float]:
+        return {name: round(seconds, 4) for name, seconds in self.stages}
+
+    def lines(self) -> list[str]:
+        """One line per stage, slowest marked, then the total."""
+        width = max((len(n) for n, _ in self.stages), default=5)
+        slowest = max(self.stages, key=lambda s: s[1])[0] if self.stages else None
+        total = self.total or 1e-9
+        out = [f"{name:<{width}}  {seconds:8.3f}s  {100 * seconds / total:5.1f}%" + ("  <- slowest" if name == slowest else "")
+               for name, seconds in self.stages]
+        out.append(f"{'total':<{width}}  {self.total:8.3f}s")
+        return out
+
+
+@dataclass
 class LinkSet:
     """Everything :func:`discover` found, plus the settings used and pipeline counts."""
 
@@ -229,6 +257,8 @@ class LinkSet:
     counts: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     project_name: str | None = None
+    #: per-stage timings of the run that made this set (None when read from JSON)
+    timings: StageTimings | None = field(default=None, compare=False, repr=False)
 
     def of_kind(self, kind: LinkKind) -> list[Link]:
         return [link for link in self.links if link.kind is kind]

@@ -61,6 +61,24 @@ def estimate_containment(a: np.ndarray, a_n: int, b: np.ndarray, b_n: int) -> Co
                                reliability=reliability, violations=lt)
 
 
+#: Above this many distinct parent sizes the LSH Ensemble is built on sizes rounded up to a 5%
+#: grid (``coarse_size``); below it (every small project) on the exact sizes.
+MAX_SIZE_LEVELS = 300
+SIZE_GRID = 1.05
+
+
+def coarse_size(size: int) -> int:
+    """The smallest value of the grid ``ceil(1.05^k)`` that is at least ``size``."""
+    if size <= 1:
+        return 1
+    k = math.ceil(math.log(size) / math.log(SIZE_GRID) - 1e-9)
+    value = math.ceil(SIZE_GRID ** k)
+    while value < size:
+        k += 1
+        value = math.ceil(SIZE_GRID ** k)
+    return value
+
+
 class ContainmentIndex:
     """MinHash LSH Ensemble over the potential parent columns (partitioned by set size).
 
@@ -72,6 +90,10 @@ class ContainmentIndex:
                  threshold: float, num_part: int, m: int, recall_weight: float = 0.8) -> None:
         self._k = k
         items = [(key, sig, max(1, int(size))) for key, sig, size in entries if sig is not None and len(sig) == k]
+        if len({size for _, _, size in items}) > MAX_SIZE_LEVELS:
+            # datasketch's optimal partitioning is quadratic in the number of distinct set sizes
+            # (minutes at 5,000 keys); sizes rounded up onto a 5% grid partition the same way
+            items = [(key, sig, coarse_size(size)) for key, sig, size in items]
         self._empty = not items
         self._ensemble: MinHashLSHEnsemble | None = None
         if self._empty:
@@ -81,7 +103,14 @@ class ContainmentIndex:
             threshold=threshold, num_perm=k, num_part=max(1, min(num_part, len(items))),
             m=max(2, min(m, k)), weights=(round(1.0 - fn, 2), fn),
         )
-        self._ensemble.index([(key, _minhash(sig), size) for key, sig, size in items])
+        patched = [lsh for part in self._ensemble.indexes for lsh in part.values() if _fast_insert_ok(lsh)]
+        for lsh in patched:  # an instance attribute shadows MinHashLSH.insert while indexing
+            lsh.insert = _fast_insert(lsh)
+        try:
+            self._ensemble.index([(key, _minhash(sig), size) for key, sig, size in items])
+        finally:
+            for lsh in patched:
+                del lsh.insert
 
     def __len__(self) -> int:
         return 0 if self._empty else 1
@@ -90,6 +119,85 @@ class ContainmentIndex:
         if self._ensemble is None or signature is None or len(signature) != self._k:
             return iter(())
         return self._ensemble.query(_minhash(signature), max(1, int(size)))
+
+    def query_partitions(self, signature: np.ndarray, size: int, min_upper: float = 0) -> Iterator[list[Hashable]]:
+        """The keys ``query`` returns, one list per size partition of the ensemble, smallest
+        indexed sets first, so a caller that only wants the tightest containers can stop early
+        (keys of dense integer ranges are contained in one another: without stopping, every
+        such child would meet every larger key, which grows with the square of the warehouse).
+        Partitions whose largest indexed set is below ``min_upper`` are not read."""
+        if self._ensemble is None or signature is None or len(signature) != self._k:
+            return
+        ensemble, size = self._ensemble, max(1, int(size))
+        minhash = _minhash(signature)
+        parts = getattr(ensemble, "indexes", None)
+        uppers = getattr(ensemble, "uppers", None)
+        optimal = getattr(ensemble, "_get_optimal_param", None)
+        if parts is None or uppers is None or optimal is None:  # another datasketch: one list
+            yield list(ensemble.query(minhash, size))
+            return
+        swapped = np.asarray(signature, dtype=np.uint64).byteswap().tobytes()
+        for index, upper in zip(parts, uppers):
+            if upper is None or upper < min_upper:
+                continue
+            b, r = optimal(upper, size)
+            yield list(_query_bands(index[r], minhash, swapped, b))
+
+
+def _fast_insert_ok(lsh) -> bool:
+    """Whether this datasketch's in-memory LSH has the layout `_fast_insert` writes to (checked,
+    not assumed: any other layout or version keeps datasketch's own insert)."""
+    try:
+        from datasketch.lsh import _check_scheme_consistency  # noqa: F401
+    except ImportError:
+        return False
+    return (getattr(lsh, "hashfunc", None) is None and not getattr(lsh, "prepickle", False)
+            and getattr(lsh, "_H", None) == getattr(lsh, "_byteswap", object()) and hasattr(lsh.keys, "_dict")
+            and all(hasattr(t, "_dict") for t in lsh.hashtables))
+
+
+def _fast_insert(lsh):
+    """``MinHashLSH.insert`` for in-memory storage without its per-band overhead: the band keys
+    are slices of the signature byte-swapped once, stored exactly as ``_insert`` stores them
+    (``keys[key]`` extended by the band keys, each band table's set gaining the key). The index
+    is built once per ``discover()``; its cost is per parent and band, thousands of parents at
+    warehouse scale."""
+    from datasketch.lsh import _check_scheme_consistency
+
+    ranges = [(start * 8, end * 8) for start, end in lsh.hashranges]
+    keys, tables = lsh.keys._dict, [t._dict for t in lsh.hashtables]
+
+    def insert(key, minhash, check_duplication: bool = True) -> None:
+        if len(minhash) != lsh.h:
+            raise ValueError("Expecting minhash with length %d, got %d" % (lsh.h, len(minhash)))
+        lsh._minhash_scheme = _check_scheme_consistency(getattr(lsh, "_minhash_scheme", None), minhash)
+        if check_duplication and key in keys:
+            raise ValueError("The given key already exists")
+        swapped = np.asarray(minhash.hashvalues).byteswap().tobytes()
+        bands = [swapped[a:b] for a, b in ranges]
+        keys[key].extend(bands)
+        for band, table in zip(bands, tables):
+            table[band].add(key)
+
+    return insert
+
+
+def _query_bands(lsh, minhash: LeanMinHash, swapped: bytes, b: int) -> set:
+    """``MinHashLSH._query_b`` without its per-band overhead: the band keys are slices of the
+    signature byte-swapped once (the bytes ``_query_b`` builds band by band); the same lookups,
+    in the same order, so the same set. Falls back to ``_query_b`` for other storage layouts."""
+    tables = lsh.hashtables[:b]
+    if (getattr(lsh, "hashfunc", None) is not None or getattr(lsh, "prepickle", False)
+            or lsh._H != lsh._byteswap or not (tables and hasattr(tables[0], "_dict"))):
+        return lsh._query_b(minhash, b)
+    candidates: set = set()
+    add = candidates.add
+    for (start, end), table in zip(lsh.hashranges[:b], tables):
+        bucket = table._dict.get(swapped[start * 8:end * 8])
+        if bucket:
+            for key in bucket:
+                add(key)
+    return candidates
 
 
 def _minhash(signature: np.ndarray) -> LeanMinHash:

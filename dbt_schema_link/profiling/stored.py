@@ -22,4 +22,6 @@ def stored_profiles(path: Path, project: Project) -> ProfileSet | None:
                 relations[uid] = relation_profile(entry["profile"])
             except Exception:  # noqa: BLE001 - profile that relation again next time
                 continue
-    return ProfileSet(adapter=project.adapter_type, k=0, package_version="", relations=relations)
+    # k is the signatures' own length: discovery compares by value only when it is known.
+    k = next((len(c.minhash) for r in relations.values() for c in r.columns.values() if c.minhash), 0)
+    return ProfileSet(adapter=project.adapter_type, k=k, package_version="", relations=relations)

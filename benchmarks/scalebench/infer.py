@@ -1,0 +1,56 @@
+"""Inference from cached profiles, as its own process (so its peak memory is its own):
+
+    python -m scalebench.infer PROJECT_DIR OUT.json     (run from benchmarks/)
+
+Reads target/manifest.json, catalog.json and target/schema_link/profiles.json, runs `discover()`
+with no warehouse (no exact verification), writes target/schema_link/links.json and OUT.json:
+load and discovery seconds, per-stage timings, counts, peak RSS (MiB).
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+from pathlib import Path
+
+
+def main(argv: list[str]) -> int:
+    project_dir, out = Path(argv[0]), Path(argv[1])
+    t0 = time.perf_counter()
+    from dbt_schema_link.artifacts.manifest import read_project
+    from dbt_schema_link.discovery import discover
+    from dbt_schema_link.profiling.cache import ProfileCache
+    from dbt_schema_link.profiling.envelope import relation_profile
+    from dbt_schema_link.profiling.records import ProfileSet
+
+    target = project_dir / "target"
+    project = read_project(target, require_catalog=True, project_dir=project_dir)
+    path = target / "schema_link" / "profiles.json"
+    cache = ProfileCache.load(path)
+    k = int(json.loads(path.read_text(encoding="utf-8")).get("k") or 0) if path.exists() else 0
+    relations = {uid: relation_profile(e["profile"]) for uid, e in cache.entries.items() if uid in project.relations}
+    if not k:  # the cache of a real `profile` run: take K from the signatures themselves
+        k = next((len(c.minhash) for r in relations.values() for c in r.columns.values() if c.minhash), 0)
+    profiles = ProfileSet(adapter=project.adapter_type, k=k, package_version="", relations=relations)
+    del cache
+    t1 = time.perf_counter()
+    links = discover(project, profiles, None, None,
+                     lambda msg: print(f"  {msg}", file=sys.stderr, flush=True))
+    t2 = time.perf_counter()
+    (target / "schema_link" / "links.json").write_text(links.to_json(), encoding="utf-8")
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    out.write_text(json.dumps({
+        "load_seconds": round(t1 - t0, 3), "discover_seconds": round(t2 - t1, 3),
+        "stages": links.timings.to_dict() if links.timings else {},
+        "counts": links.counts, "k": k,
+        # ru_maxrss counts the parent's size at fork too: the benchmark reports the sampled peak
+        "ru_maxrss_mib": round(peak_kib / 1024, 1),
+        "relations_profiled": len(relations),
+    }, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
