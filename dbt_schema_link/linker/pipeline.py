@@ -27,6 +27,8 @@ from dbt_schema_link.linker.text import question_terms, terms
 from dbt_schema_link.linker.values import ValueHit
 
 
+#: Entering a bridge relation costs 1 - BRIDGE_COST_SPAN (best scored) to 1 (worst) in join completion.
+BRIDGE_COST_SPAN = 0.5
 _COUNT_RE = re.compile(r"\b(how many|number of|count|counts|total number)\b", re.IGNORECASE)
 
 
@@ -231,12 +233,9 @@ class Linker:
         """Terminal relations, all relations (terminals + bridges), their columns, tree edges and
         unjoined terminals."""
         s, idx = self.settings, self.index
-        in_group = np.flatnonzero(idx.rel_group == group)
+        in_group, rels = self._group_relations(group)
         if not len(in_group):
             return [], [], {}, [], []
-        # Answer from the most downstream copy of a table: superseded layers only as a last resort.
-        current = in_group[~idx.rel_superseded[in_group]]
-        rels = current if len(current) else in_group
         rscore = ev.rel[rels]
         order = rels[np.argsort(-rscore, kind="stable")]
         best = float(ev.rel[order[0]])
@@ -264,21 +263,39 @@ class Linker:
             if idx.rel_group[r] == group and not (idx.rel_superseded[r] and len(rels) < len(in_group)) \
                     and r not in terminals and len(terminals) < s.max_relations + 1:
                 terminals.append(r)
-        lo, hi = float(ev.rel[rels].min()), best
-        span = max(hi - lo, 1e-6)
-        node_cost = dict(zip(rels.tolist(), (0.5 * (1.0 - (ev.rel[rels].astype(np.float64) - lo) / span)).tolist()))
-        # (superseded relations keep the default bridge cost of 1: used only when nothing else joins)
-        tree, unjoined = idx.graph.steiner_tree(terminals, node_cost, s.max_path_cost)
-        chosen = list(terminals)
-        for e in tree:
-            for n in idx.graph.endpoints(e):
-                if n not in chosen:
-                    chosen.append(n)
+        chosen, tree, unjoined = self.complete_joins(ev, group, terminals)
         columns = self._ground(ev, chosen, set(terminals), tree)
         return terminals, chosen, columns, tree, unjoined
 
-    def _ground(self, ev: Evidence, chosen: list[int], terminals: set[int], tree: list[int]) -> dict[int, list[int]]:
-        s, idx = self.settings, self.index
+    def _group_relations(self, group: int) -> tuple[np.ndarray, np.ndarray]:
+        """The group's relations, and those to answer from: the most downstream copy of a table,
+        superseded layers only when nothing else is left."""
+        idx = self.index
+        in_group = np.flatnonzero(idx.rel_group == group)
+        current = in_group[~idx.rel_superseded[in_group]]
+        return in_group, (current if len(current) else in_group)
+
+    def complete_joins(self, ev: Evidence, group: int, terminals: list[int]) -> tuple[list[int], list[int], list[int]]:
+        """Terminals plus the bridge relations of a near-minimal join tree, the tree's edges, and
+        the terminals it could not join. Bridges the question scores well cost less to enter;
+        superseded relations keep the default cost of 1 (used only when nothing else joins)."""
+        _, rels = self._group_relations(group)
+        chosen = list(terminals)
+        if not len(rels):
+            return chosen, [], []
+        scores = ev.rel[rels].astype(np.float64)
+        lo, hi = float(scores.min()), float(scores.max())
+        node_cost = dict(zip(rels.tolist(), (BRIDGE_COST_SPAN * (1.0 - (scores - lo) / max(hi - lo, 1e-6))).tolist()))
+        tree, unjoined = self.index.graph.steiner_tree(terminals, node_cost, self.settings.max_path_cost)
+        for e in tree:
+            for n in self.index.graph.endpoints(e):
+                if n not in chosen:
+                    chosen.append(n)
+        return chosen, tree, unjoined
+
+    def join_keys(self, chosen: list[int], tree: list[int]) -> dict[int, list[int]]:
+        """Per chosen relation, its columns on the join tree (both sides of every edge)."""
+        idx = self.index
         keys: dict[int, list[int]] = {r: [] for r in chosen}
         for e in tree:
             edge = idx.graph.edges[e]
@@ -286,7 +303,11 @@ class Linker:
                 r = int(idx.col_relation[c])
                 if c not in keys[r]:
                     keys[r].append(c)
-        picked = {r: list(keys[r]) for r in chosen}
+        return keys
+
+    def _ground(self, ev: Evidence, chosen: list[int], terminals: set[int], tree: list[int]) -> dict[int, list[int]]:
+        s, idx = self.settings, self.index
+        picked = self.join_keys(chosen, tree)
         if s.count_key and ev.counts and terminals:
             top = max(terminals, key=lambda r: (float(ev.rel_name[r]), float(ev.rel[r])))
             pk = [c for c in range(int(idx.rel_start[top]), int(idx.rel_start[top] + idx.rel_ncols[top])) if idx.col_is_pk[c]]

@@ -71,8 +71,6 @@ HALLUCINATE_COL_WEIGHT = 0.6
 #: The same for relation evidence (through its best chosen column) and for localization.
 HALLUCINATE_REL_WEIGHT = 0.6
 HALLUCINATE_LOC_WEIGHT = 0.3
-#: Node cost of relations on the join path, as in the offline selection.
-BRIDGE_COST_SPAN = 0.5
 
 
 @dataclass
@@ -339,24 +337,8 @@ class QuestionRun:
         if not terminals:
             self.warn("bidirectional", "the model named nothing that exists in the schema")
             return None
-        rels = [int(r) for r in np.flatnonzero(idx.rel_group == group)]
-        lo = float(min(ev.rel[r] for r in rels))
-        hi = float(max(ev.rel[r] for r in rels))
-        span = max(hi - lo, 1e-6)
-        node_cost = {r: BRIDGE_COST_SPAN * (1.0 - (float(ev.rel[r]) - lo) / span) for r in rels}
-        tree, unjoined = idx.graph.steiner_tree(terminals, node_cost)
-        chosen = list(terminals)
-        for e in tree:
-            for n in idx.graph.endpoints(e):
-                if n not in chosen:
-                    chosen.append(n)
-        columns: dict[int, list[int]] = {r: [] for r in chosen}
-        for e in tree:
-            edge = idx.graph.edges[e]
-            for c in (edge.child, edge.parent):
-                r = int(idx.col_relation[c])
-                if c not in columns[r]:
-                    columns[r].append(c)
+        chosen, tree, unjoined = self.linker.complete_joins(ev, group, terminals)
+        columns = self.linker.join_keys(chosen, tree)
         for c in picks:
             r = int(idx.col_relation[c])
             if c not in columns[r]:
