@@ -56,7 +56,7 @@
     {%- if opts.envelope -%}
         {%- do log(sentinel ~ 'begin ' ~ tojson({
             'format': 'dbt_schema_link/profiles',
-            'format_version': 1,
+            'format_version': 2,
             'package_version': schema_link_package_version(),
             'adapter': adapter.type(),
             'options': opts,

@@ -60,7 +60,7 @@
     {%- set sentinel = '@@schema_link@@ ' -%}
     {%- do log(sentinel ~ 'begin ' ~ tojson({
         'format': 'dbt_schema_link/profiles',
-        'format_version': 1,
+        'format_version': 2,
         'package_version': schema_link_package_version(),
         'adapter': adapter.type(),
         'options': {'pairs': pairs | length, 'batch_size': batch_size | int},

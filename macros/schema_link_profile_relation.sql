@@ -105,6 +105,7 @@
                         'non_null': d.non_null, 'distinct': d.distinct_count,
                         'min_len': d.min_len, 'max_len': d.max_len, 'minhash': d.minhash,
                         'flag_bad': d.flag_bad, 'top_values': d.top_values,
+                        'approx': d.get('distinct_approx', approx),
                     }}) -%}
                 {%- endif -%}
             {%- else -%}
@@ -129,7 +130,7 @@
             {%- do out_columns.append({
                 'name': info.name, 'data_type': info.data_type,
                 'non_null': none, 'distinct': none, 'distinct_approx': none,
-                'min_len': none, 'max_len': none, 'minhash': none, 'top_values': none,
+                'min_len': none, 'max_len': none, 'minhash': none, 'minhash_buckets': none, 'top_values': none,
                 'is_flag': false, 'skipped': info.skipped,
             }) -%}
         {%- else -%}
@@ -137,19 +138,28 @@
             {%- set non_null = schema_link__int(s.get('non_null')) or 0 -%}
             {#- an approximate distinct count can exceed the non-null count: clamp -#}
             {%- set n_distinct = [schema_link__int(s.get('distinct')) or 0, non_null] | min -%}
-            {%- set flag_bad = schema_link__int(s.get('flag_bad')) or 0 -%}
             {%- set is_bool = 'bool' in ((info.data_type or '') | lower) -%}
             {%- set minhash = s.get('minhash') -%}
             {%- set top = none -%}
             {%- if non_null > 0 and n_distinct <= opts.top_max_distinct and opts.top_n > 0 -%}
                 {%- set top = schema_link__top_list(s.get('top_values'), opts.top_n) -%}
             {%- endif -%}
+            {%- if s.get('flag_bad') is not none -%}
+                {%- set flag_bad = schema_link__int(s.get('flag_bad')) -%}
+            {%- elif top is not none and (top | length) >= n_distinct -%}
+                {#- the SQL left the flag check to the top values, which then hold every value -#}
+                {%- set flag_bad = top | map('lower') | reject('in', schema_link__flag_vocabulary()) | list | length -%}
+            {%- else -%}
+                {%- set flag_bad = 1 -%}
+            {%- endif -%}
+            {#- bucket:minimum pairs (one-permutation MinHash) carry their number of buckets -#}
             {%- do out_columns.append({
                 'name': info.name, 'data_type': info.data_type,
-                'non_null': non_null, 'distinct': n_distinct, 'distinct_approx': approx,
+                'non_null': non_null, 'distinct': n_distinct, 'distinct_approx': s.get('approx', approx),
                 'min_len': schema_link__int(s.get('min_len')),
                 'max_len': schema_link__int(s.get('max_len')),
                 'minhash': (minhash | string) if (non_null > 0 and minhash is not none) else none,
+                'minhash_buckets': opts.k if (minhash is not none and ':' in (minhash | string)) else none,
                 'top_values': top,
                 'is_flag': is_bool or (non_null > 0 and n_distinct <= 2 and flag_bad == 0),
                 'skipped': none,

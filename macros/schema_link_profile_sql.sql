@@ -18,8 +18,14 @@
     {{ return(adapter.dispatch('schema_link_profile_sql', 'dbt_schema_link')(relation, columns, options)) }}
 {% endmacro %}
 
+{% macro schema_link__flag_vocabulary() %}
+    {{ return(['0', '1', 'true', 'false', 't', 'f', 'y', 'n', 'yes', 'no']) }}
+{% endmacro %}
+
 {% macro schema_link__flag_values() %}
-    {{ return("('0', '1', 'true', 'false', 't', 'f', 'y', 'n', 'yes', 'no')") }}
+    {%- set quoted = [] -%}
+    {%- for v in schema_link__flag_vocabulary() -%}{%- do quoted.append("'" ~ v ~ "'") -%}{%- endfor -%}
+    {{ return('(' ~ (quoted | join(', ')) ~ ')') }}
 {% endmacro %}
 
 {% macro schema_link__sample_sql(relation, columns, options) %}
@@ -77,9 +83,10 @@
 
 {% macro postgres__schema_link_profile_sql(relation, columns, options) %}
     {#- Read once: src feeds one GROUPING SETS aggregation (a set per column plus the empty set
-        for the row count), which yields the exact distinct values with their frequencies; the
-        per-column statistics, MinHash minima (over distinct values: same minima) and top values
-        are aggregated from those groups. -#}
+        for the row count), which yields the exact distinct values with their frequencies. All
+        later steps run on those distinct values: per-column statistics, one-permutation MinHash
+        (each value hashed once, bucket = hash mod k, minimum per bucket; only for columns
+        schema_link_sketch_values accepts) and the top values of low-cardinality columns. -#}
     {%- set k = options.get('k', 128) | int -%}
     {%- set top_n = options.get('top_n', 10) | int -%}
     {%- set top_max = options.get('top_max_distinct', 50) | int -%}
@@ -90,10 +97,10 @@
     from {{ relation }}
     {{ schema_link__sample_sql(relation, columns, options) }}
     {%- else -%}
-    {%- set minima = [] -%}
-    {%- for seed in range(1, k + 1) -%}
-        {%- do minima.append('min(' ~ schema_link_hash('val', seed) ~ ')') -%}
-    {%- endfor -%}
+    {%- set sketched = [] -%}
+    {%- for col in columns -%}
+        {%- if schema_link_sketch_values(col.data_type) -%}{%- do sketched.append(loop.index0 | string) -%}{%- endif -%}
+    {%- endfor %}
     with src as (
         select
         {%- for col in columns %}
@@ -125,162 +132,200 @@
         )
     ),
 
-    ranked as (
-        select
-            col_idx,
-            val,
-            n,
-            row_number() over (partition by col_idx order by n desc, val asc) as rn
+    vals as (
+        select col_idx, val, n
         from grp
-        where val is not null or col_idx is null
-    )
-
-    select
-        col_idx,
-        sum(n) as non_null,
-        count(val) as distinct_count,
-        min(length(val)) as min_len,
-        max(length(val)) as max_len,
-        {{ schema_link_text_list(minima) }} as minhash,
-        count(case when lower(val) not in {{ schema_link__flag_values() }} then 1 end) as flag_bad,
-        case
-            when count(val) between 1 and {{ top_max }} and {{ top_n }} > 0
-                then cast(array_to_json(array_agg(val order by rn) filter (where rn <= {{ top_n }})) as text)
-        end as top_values
-    from ranked
-    group by col_idx
-    {%- endif %}
-{% endmacro %}
-
-{% macro duckdb__schema_link_profile_sql(relation, columns, options) %}
-    {#- Long shape, one read of the relation (src, materialized). DuckDB's planning time grows with
-        the number of expressions and was most of the cost of the wide shape (k hash minima per
-        column), so every statistic, each of the k minima included, is written once for all
-        columns:
-        - native_counts: one GROUPING SETS aggregation (a set per column) yields each column's
-          distinct values with their frequencies; only those are cast to canonical text, and
-          value_counts merges values that share a text. The k hashes are then computed per
-          distinct value (the same minima as over all rows); HyperLogLog counts ignore duplicates.
-        - per_presence: per column and presence, so NULLs fall into a group of their own instead
-          of a CASE around each hash; the minima are one list, not k casts to text.
-        - stats: the NULL group folds into the row count; the minima become comma-separated text.
-        - tops: approx_top_k over all rows, as before, but only for the columns whose top values
-          schema_link_profile_relation reports (1 <= distinct <= top_max_distinct). -#}
-    {%- set k = options.get('k', 128) | int -%}
-    {%- set top_n = options.get('top_n', 10) | int -%}
-    {%- set top_max = options.get('top_max_distinct', 50) | int -%}
-    {%- if columns | length == 0 %}
-    select count(*) as row_count
-    from {{ relation }}
-    {{ schema_link__sample_sql(relation, columns, options) }}
-    {%- else -%}
-    {#- one macro call, not k: the seed is a marker replaced in the rendered hash -#}
-    {%- set marker = '9876543210' -%}
-    {%- set hash_sql = 'min(' ~ schema_link_hash('b', marker) ~ ')' -%}
-    {%- set minima = [] -%}
-    {%- for seed in range(1, k + 1) -%}
-        {%- do minima.append(hash_sql.replace(marker, seed | string)) -%}
-    {%- endfor -%}
-    {%- set quoted = [] -%}
-    {%- for col in columns -%}
-        {%- do quoted.append(schema_link_quote(col.name)) -%}
-    {%- endfor %}
-    with src as materialized (
-        select {{ quoted | join(', ') }}
-        from {{ relation }}
-        {{ schema_link__sample_sql(relation, columns, options) }}
+        where val is not null
     ),
 
-    stats as materialized (
+    stats as (
         select
             col_idx,
-            sum(n) as row_count,
-            coalesce(sum(n) filter (where present), 0) as non_null,
-            coalesce(max(distinct_count) filter (where present), 0) as distinct_count,
-            max(min_len) filter (where present) as min_len,
-            max(max_len) filter (where present) as max_len,
-            nullif(array_to_string(max(minima) filter (where present), ','), '') as minhash,
-            coalesce(max(flag_bad) filter (where present), 0) as flag_bad
+            sum(n) as non_null,
+            count(*) as distinct_count,
+            min(length(val)) as min_len,
+            max(length(val)) as max_len,
+            count(case when lower(val) not in {{ schema_link__flag_values() }} then 1 end) as flag_bad
+        from vals
+        group by col_idx
+    ),
+
+    signatures as (
+        select col_idx, string_agg(cast(bucket as text) || ':' || cast(minimum as text), ',' order by bucket) as minhash
+        from (
+            select col_idx, mod(mod(h, {{ k }}) + {{ k }}, {{ k }}) as bucket, min(h) as minimum
+            from (
+                select col_idx, hashtextextended(val, 0) as h
+                from vals
+                where col_idx in ({{ sketched | join(', ') if sketched else 'null' }})
+            ) as hashed
+            group by 1, 2
+        ) as buckets
+        group by col_idx
+    ),
+
+    tops as (
+        select col_idx, cast(array_to_json(array_agg(val order by rn)) as text) as top_values
         from (
             select
                 col_idx,
-                v is not null as present,
-                sum(n) as n,
-                approx_count_distinct(v) as distinct_count,
-                min(length(v)) as min_len,
-                max(length(v)) as max_len,
-                [{{ minima | join(', ') }}] as minima,
-                coalesce(sum(case when lower(v) not in {{ schema_link__flag_values() }} then n end), 0) as flag_bad
-            from (
-                select
-                    col_idx,
-                    v,
-                    {{ schema_link_minhash_base('v') }} as b,
-                    sum(n) as n
-                from (
-                    select
-                        case
-                        {%- for q in quoted %}
-                            when grouping({{ q }}) = 0 then {{ loop.index0 }}
-                        {%- endfor %}
-                        end as col_idx,
-                        case
-                        {%- for q in quoted %}
-                            when grouping({{ q }}) = 0 then {{ schema_link_canonical_text(q) }}
-                        {%- endfor %}
-                        end as v,
-                        count(*) as n
-                    from src as src_values
-                    group by grouping sets (
-                    {%- for q in quoted %}
-                        ({{ q }}){{ ',' if not loop.last }}
-                    {%- endfor %}
-                    )
-                ) as native_counts
-                {#- values whose canonical texts coincide (say 'a' and 'a ') become one #}
-                group by col_idx, v
-            ) as value_counts
-            group by col_idx, v is not null
-        ) as per_presence
+                val,
+                row_number() over (partition by col_idx order by n desc, val asc) as rn
+            from vals
+            where {{ top_n }} > 0
+              and col_idx in (select col_idx from stats where distinct_count <= {{ top_max }})
+        ) as ranked
+        where rn <= {{ top_n }}
         group by col_idx
-    ){{ ',' if top_n > 0 }}
-    {%- if top_n > 0 %}
-
-    tops as (
-        select
-            [
-            {%- for q in quoted %}
-                {{ schema_link_top_values('t' ~ loop.index0, top_n) }}{{ ',' if not loop.last }}
-            {%- endfor %}
-            ] as top_list
-        from (
-            select
-            {%- for q in quoted %}
-                case when list_contains(wanted.ids, {{ loop.index0 }}) then {{ schema_link_canonical_text(q) }} end as t{{ loop.index0 }}{{ ',' if not loop.last }}
-            {%- endfor %}
-            from src as src_rows
-            cross join (
-                select coalesce(list(col_idx), []) as ids
-                from stats
-                where non_null > 0 and least(distinct_count, non_null) <= {{ top_max }}
-            ) as wanted
-        ) as gated
     )
-    {%- endif %}
 
     select
         stats.col_idx,
-        stats.row_count,
         stats.non_null,
         stats.distinct_count,
         stats.min_len,
         stats.max_len,
-        stats.minhash,
+        signatures.minhash,
         stats.flag_bad,
-        {{ 'tops.top_list[stats.col_idx + 1]' if top_n > 0 else 'cast(null as varchar)' }} as top_values
+        tops.top_values
     from stats
-    {%- if top_n > 0 %}
-    cross join tops
+    left join signatures on signatures.col_idx = stats.col_idx
+    left join tops on tops.col_idx = stats.col_idx
+    union all
+    select cast(null as integer), n, null, null, null, null, null, null
+    from grp
+    where col_idx is null
+    {%- endif %}
+{% endmacro %}
+
+{% macro duckdb__schema_link_profile_sql(relation, columns, options) %}
+    {#- Long shape. Cost is set by how much work each value gets, so every step after the first
+        runs on distinct values, not rows:
+        - vals: one GROUP BY per sketched column (a union, each branch reading one column; a view
+          or a sample is read once into a materialized src first), giving each distinct value
+          with its frequency; only distinct values are cast to canonical text.
+        - buckets: one-permutation MinHash. Each distinct value is hashed once; its bucket is the
+          hash mod k and each bucket keeps its minimum. Non-null and distinct counts, lengths and
+          the top_n most frequent values per bucket (max over (n, v), so ties are deterministic)
+          are aggregated alongside. Python densifies empty buckets (docs/envelope.md).
+        - sketched: one row per column; top values only where the column has at most
+          top_max_distinct values (the bucket tops hold every value's count then).
+        - counted: columns with no value sketch (schema_link_sketch_values: floats, booleans,
+          timestamps, ...): non-null counts and approximate distincts in one wide aggregate.
+        Distincts are exact for sketched columns, approximate (HyperLogLog) for counted ones. -#}
+    {%- set k = options.get('k', 128) | int -%}
+    {%- set top_n = options.get('top_n', 10) | int -%}
+    {%- set top_max = options.get('top_max_distinct', 50) | int -%}
+    {%- set sample = schema_link__sample_sql(relation, columns, options) | trim -%}
+    {%- if columns | length == 0 %}
+    select count(*) as row_count
+    from {{ relation }}
+    {{ sample }}
+    {%- else -%}
+    {%- set quoted = [] -%}
+    {%- set sketched = [] -%}
+    {%- set counted = [] -%}
+    {%- for col in columns -%}
+        {%- set item = {'idx': loop.index0, 'q': schema_link_quote(col.name)} -%}
+        {%- do quoted.append(item.q) -%}
+        {%- do (sketched if schema_link_sketch_values(col.data_type) else counted).append(item) -%}
+    {%- endfor -%}
+    {%- set is_table = relation.type is defined and (relation.type | string | lower) in ['table', 'relationtype.table'] -%}
+    {%- set materialize = sample != '' or not is_table -%}
+    {%- set source = 'src' if materialize else (relation | string) %}
+    with
+    {%- if materialize %}
+    src as materialized (
+        select {{ quoted | join(', ') }}
+        from {{ relation }}
+        {{ sample }}
+    ),
+    {%- endif %}
+    {%- if sketched %}
+
+    vals as (
+    {%- for c in sketched %}
+        select {{ c.idx }} as col_idx, {{ schema_link_canonical_text(c.q) }} as v, count(*) as n
+        from {{ source }}
+        group by {{ c.q }}
+        {{- '\n        union all' if not loop.last }}
+    {%- endfor %}
+    ),
+
+    buckets as (
+        select
+            col_idx,
+            v is null as is_null,
+            hash(v) % {{ k }} as bucket,
+            sum(n) as n,
+            count(v) as d,
+            min(length(v)) as min_len,
+            max(length(v)) as max_len,
+            min(hash(v)) as minimum{{ ',' if top_n > 0 }}
+            {%- if top_n > 0 %}
+            max({'n': n, 'v': v}, {{ top_n }}) as top
+            {%- endif %}
+        from vals
+        group by col_idx, is_null, bucket
+    ),
+
+    sketched as (
+        select
+            col_idx,
+            sum(n) as row_count,
+            coalesce(sum(n) filter (where not is_null), 0) as non_null,
+            coalesce(sum(d), 0) as distinct_count,
+            false as distinct_approx,
+            min(min_len) as min_len,
+            max(max_len) as max_len,
+            string_agg(bucket || ':' || minimum, ',' order by bucket) filter (where not is_null) as minhash,
+            cast(null as bigint) as flag_bad,
+            {%- if top_n > 0 %}
+            case
+                when sum(d) between 1 and {{ top_max }}
+                    then cast(to_json([t.v for t in list_sort(flatten(list(top) filter (where not is_null)), 'DESC')][1:{{ top_n }}]) as varchar)
+            end as top_values
+            {%- else %}
+            cast(null as varchar) as top_values
+            {%- endif %}
+        from buckets
+        group by col_idx
+    ){{ ',' if counted }}
+    {%- endif %}
+    {%- if counted %}
+
+    counted as (
+        select
+            unnest([
+            {%- for c in counted %}
+                {'col_idx': {{ c.idx }}, 'non_null': count({{ c.q }}), 'distinct_count': approx_count_distinct({{ c.q }})}{{ ',' if not loop.last }}
+            {%- endfor %}
+            ]) as c,
+            count(*) as row_count
+        from {{ source }}
+    )
+    {%- endif %}
+    {%- if sketched %}
+
+    select col_idx, row_count, non_null, distinct_count, distinct_approx, min_len, max_len, minhash, flag_bad, top_values
+    from sketched
+    {%- endif %}
+    {%- if sketched and counted %}
+    union all
+    {%- endif %}
+    {%- if counted %}
+    select
+        c.col_idx,
+        row_count,
+        c.non_null,
+        c.distinct_count,
+        true as distinct_approx,
+        cast(null as bigint) as min_len,
+        cast(null as bigint) as max_len,
+        cast(null as varchar) as minhash,
+        cast(null as bigint) as flag_bad,
+        cast(null as varchar) as top_values
+    from counted
     {%- endif %}
     {%- endif %}
 {% endmacro %}

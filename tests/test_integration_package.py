@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
+
+from dbt_schema_link.profiling.envelope import column_profile
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -292,15 +294,17 @@ def _col(relation: dict[str, Any], name: str) -> dict[str, Any]:
     return next(c for c in relation["columns"] if c["name"] == name)
 
 
-def _minhash_values(text: str) -> list[int]:
-    values = [int(v) for v in text.split(",")]
-    return [v % 2**64 for v in values]
+def _minhash_values(col: dict[str, Any]) -> list[int]:
+    """The k-value signature the CLI reads from a column (one-permutation pairs are densified)."""
+    profile = column_profile(col)
+    assert profile.minhash is not None, col
+    return list(profile.minhash)
 
 
 def check_link_envelope(run: OperationRun, adapter: str) -> Envelope:
     env = _one_envelope(run)
     begin = env.begin
-    assert begin["format"] == "dbt_schema_link/profiles" and begin["format_version"] == 1
+    assert begin["format"] == "dbt_schema_link/profiles" and begin["format_version"] == 2
     assert begin["package_version"] == "0.1.0" and begin["adapter"] == adapter
     assert begin["options"]["k"] == 16 and begin["options"]["max_columns_per_query"] == 8
     assert env.end["relations"] == len(env.relations)
@@ -314,13 +318,15 @@ def check_link_envelope(run: OperationRun, adapter: str) -> Envelope:
     expected_keys = ["unique_id", "database", "schema", "identifier", "relation", "row_count", "sampled",
                      "sample_percent", "columns", "duplicates"]
     column_keys = ["name", "data_type", "non_null", "distinct", "distinct_approx", "min_len", "max_len",
-                   "minhash", "top_values", "is_flag", "skipped"]
+                   "minhash", "minhash_buckets", "top_values", "is_flag", "skipped"]
     for rel in env.relations:
         assert list(rel) == expected_keys
         for col in rel["columns"]:
             assert list(col) == column_keys
-            if col["skipped"] is None and col["non_null"]:
-                assert len(_minhash_values(col["minhash"])) == 16
+            if col["skipped"] is None and col["non_null"] and col["minhash"] is not None:
+                # one-permutation MinHash: at most one bucket:minimum pair per bucket
+                assert col["minhash_buckets"] == 16 and len(col["minhash"].split(",")) <= 16
+                assert len(_minhash_values(col)) == 16
                 assert 0 < col["distinct"] <= col["non_null"]
                 assert col["min_len"] <= col["max_len"]
 
@@ -439,7 +445,10 @@ def _structure(env: Envelope) -> dict[str, Any]:
 
 def test_duckdb_link_schemas_envelope(duckdb_run: AdapterRun) -> None:
     env = check_link_envelope(duckdb_run.link, "duckdb")
-    assert all(c["distinct_approx"] is True for r in env.relations for c in r["columns"] if c["skipped"] is None)
+    # exact where a column has a value sketch (its values are grouped), HyperLogLog elsewhere
+    profiled = [c for r in env.relations for c in r["columns"] if c["skipped"] is None and c["non_null"]]
+    assert all(c["distinct_approx"] is (c["minhash"] is None) for c in profiled)
+    assert {c["distinct_approx"] for c in profiled} == {True, False}
 
 
 def test_duckdb_suggestions_and_containment(duckdb_run: AdapterRun) -> None:
@@ -477,7 +486,7 @@ def test_postgres_link_schemas_envelope(postgres_run: AdapterRun) -> None:
     orders = env.relation(f"seed.{PROJECT}.raw_orders")
     assert _col(orders, "order_id")["distinct"] == 40
     # signed 64-bit minima
-    assert any(v.startswith("-") for c in orders["columns"] if c["minhash"] for v in c["minhash"].split(","))
+    assert any(":-" in v for c in orders["columns"] if c["minhash"] for v in c["minhash"].split(","))
 
 
 def test_postgres_suggestions_and_containment(postgres_run: AdapterRun) -> None:
@@ -531,5 +540,7 @@ def test_same_structure_on_duckdb_and_postgres(duckdb_run: AdapterRun, postgres_
         assert rel["row_count"] == other["row_count"], rel["unique_id"]
         for a, b in zip(rel["columns"], other["columns"]):
             assert a["non_null"] == b["non_null"], (rel["unique_id"], a["name"])
-            if a["distinct"] is not None:  # DuckDB's count is HyperLogLog, PostgreSQL's exact
+            if a["distinct_approx"]:  # DuckDB's count is HyperLogLog here, PostgreSQL's exact
                 assert abs(a["distinct"] - b["distinct"]) <= max(2, 0.05 * b["distinct"]), (rel["unique_id"], a["name"])
+            elif a["distinct"] is not None:
+                assert a["distinct"] == b["distinct"], (rel["unique_id"], a["name"])

@@ -179,6 +179,10 @@ def _profile_sql(adapter: str, sample_percent: float | None = None, k: int = 128
     return h.call("schema_link_profile_sql", rel, ODD_COLUMNS, options), rel
 
 
+_OPH_HASH = {"duckdb": "hash(v)", "postgres": "hashtextextended(val, 0)"}
+_OPH_BUCKET = {"duckdb": "hash(v) % 128", "postgres": "mod(mod(h, 128) + 128, 128)"}
+
+
 def _tables(tree: exp.Expression, identifier: str) -> list[exp.Table]:
     return [t for t in tree.find_all(exp.Table) if t.name == identifier]
 
@@ -191,17 +195,20 @@ def _tables(tree: exp.Expression, identifier: str) -> list[exp.Table]:
 def test_profile_sql_parses_and_reads_relation_once(adapter: str, sample_percent: float | None) -> None:
     sql, rel = _profile_sql(adapter, sample_percent)
     tree = sqlglot.parse_one(sql, read=SQLGLOT_DIALECT[adapter])
-    assert isinstance(tree, exp.Select)
+    assert isinstance(tree, (exp.Select, exp.Union))
     # one read of the relation per statement: it appears in exactly one FROM
     assert len(_tables(tree, rel.identifier)) == 1, sql
     # every column is read through a quoted identifier
     for col in ODD_COLUMNS:
         assert h_quote(adapter, col["name"]) in sql
-    # k MinHash minima per column
-    sample_hashes = 1 if (adapter == "redshift" and sample_percent) else 0  # its WHERE-clause sample
-    # (written once on PostgreSQL and DuckDB, whose statements aggregate one row per column value)
-    per_statement = 1 if adapter in ("postgres", "duckdb") else len(ODD_COLUMNS)
-    assert sql.count(_hash_fn(adapter)) - sample_hashes == 128 * per_statement
+    if adapter in ("postgres", "duckdb"):
+        # one-permutation MinHash over each column's distinct values: one hash, k buckets
+        assert sql.count(_OPH_HASH[adapter]) == (2 if adapter == "duckdb" else 1), sql
+        assert _OPH_BUCKET[adapter] in sql, sql
+    else:
+        # k seeded MinHash minima per column
+        sample_hashes = 1 if (adapter == "redshift" and sample_percent) else 0  # its WHERE-clause sample
+        assert sql.count(_hash_fn(adapter)) - sample_hashes == 128 * len(ODD_COLUMNS)
     if sample_percent is None:
         assert "sample" not in sql.lower() and "random()" not in sql
     elif adapter != "redshift":
@@ -457,23 +464,39 @@ def test_duckdb_profile_sql_executes() -> None:
     assert sorted(rows) == list(range(len(ODD_COLUMNS)))
     assert {r["row_count"] for r in rows.values()} == {100}
     assert rows[0]["non_null"] == 100 and rows[0]["min_len"] == 1 and rows[0]["max_len"] == 2
-    assert len(rows[0]["minhash"].split(",")) == 8
-    assert rows[2]["flag_bad"] == 0 and rows[2]["distinct_count"] == 2  # 'yes'/'no' is a flag
-    assert json.loads(rows[3]["top_values"])[:1] in (["x0"], ["x1"], ["x2"], ["x3"])
+    # distinct counts are exact (every sketched column's values are grouped)
+    assert [rows[i]["distinct_count"] for i in range(8)] == [100, 3, 2, 4, 0, 100, 100, 100]
+    assert not any(r["distinct_approx"] for r in rows.values())
+    # the flag check is left to the top values (profile_relation), which hold every value here
+    assert rows[2]["flag_bad"] is None and sorted(json.loads(rows[2]["top_values"])) == ["no", "yes"]
     assert rows[4]["non_null"] == 0 and rows[4]["minhash"] is None  # all NULL
     # same canonical text, same signature: integer order_id and "café_id" hash alike
     assert rows[0]["minhash"] == rows[6]["minhash"]
-    # the minima are those of the documented hash family over the canonical text, seeds 1..k
-    h1 = h.call("schema_link_hash", h.call("schema_link_minhash_base", "v"), 1)
-    family = ", ".join(f"min({h1.replace('hash(1)', f'hash({i})')})" for i in range(1, 9))
+    # one-permutation MinHash: bucket = hash(canonical text) mod k, each bucket's minimum
     for idx, col in [(0, "order_id"), (3, "Mixed Case"), (7, "名前")]:
         canonical = h.call("schema_link_canonical_text", h_quote("duckdb", col))
-        expected = con.execute(f'select {family} from (select {canonical} as v from "Mixed Schema"."Order Lines")').fetchone()
-        assert rows[idx]["minhash"] == ",".join(map(str, expected)), col
-    # top values: DuckDB's approx_top_k over the rows, as in the wide shape
-    assert rows[3]["top_values"] == con.execute(
-        'select cast(to_json(approx_top_k(trim(cast("Mixed Case" as varchar)), 3)) as varchar) from "Mixed Schema"."Order Lines"'
-    ).fetchone()[0]
+        expected = con.execute(
+            f"select hash(v) % 8 as b, min(hash(v)) from (select {canonical} as v from \"Mixed Schema\".\"Order Lines\") "
+            "where v is not null group by b order by b").fetchall()
+        assert rows[idx]["minhash"] == ",".join(f"{b}:{m}" for b, m in expected), col
+    # exact top values, most frequent first, ties broken by the value (descending)
+    assert json.loads(rows[3]["top_values"]) == ["x3", "x2", "x1"]
+    assert json.loads(rows[1]["top_values"]) == ["0", "2", "1"]  # 34, 33, 33 rows
+    # a table (not a view) is read column by column instead of through a materialized copy:
+    # the same numbers either way
+    table = FakeRelation("memory", "Mixed Schema", "Order Lines")
+    table.type = "table"
+    table_sql = h.call("schema_link_profile_sql", table, ODD_COLUMNS, {"k": 8, "top_n": 3, "sample_percent": None})
+    assert "materialized" in sql and "materialized" not in table_sql
+    assert sorted(con.execute(table_sql).fetchall()) == sorted(tuple(r.values()) for r in rows.values())
+    # columns with no value sketch (floats, booleans, timestamps): counts only, approximate
+    counted_cols = [{"name": "order_id", "data_type": "integer"}, {"name": "ratio", "data_type": "double"}]
+    con.execute('create table "Mixed Schema".measures as select i as order_id, i / 7 as ratio from range(50) r(i)')
+    mixed = con.execute(h.call("schema_link_profile_sql", FakeRelation("memory", "Mixed Schema", "measures"),
+                                counted_cols, {"k": 8, "top_n": 3, "sample_percent": None})).fetchall()
+    by_idx = {r[0]: r for r in mixed}
+    assert by_idx[1][1:5] == (50, 50, by_idx[1][3], True) and by_idx[1][7] is None  # no MinHash
+    assert by_idx[0][4] is False and by_idx[0][7] is not None
     # sampled: fewer rows, still one statement
     sampled = h.call("schema_link_profile_sql", rel, ODD_COLUMNS, {"k": 8, "sample_percent": 50, "sample_seed": 1})
     assert 0 < con.execute(sampled).fetchone()[1] < 100

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from dbt_schema_link.profiling.cache import CACHE_FORMAT, CACHE_VERSION
+
 from .spec import ENUMS, Kind, Rel, Warehouse
 
 K = 128
@@ -215,7 +217,8 @@ def write_artifacts(w: Warehouse, project_dir: Path, k: int = K, progress=None) 
 
 
 def synthetic_profiles(w: Warehouse, k: int = K, progress=None) -> dict:
-    """The product's profile cache document (format `dbt_schema_link/profile_cache`, version 1)."""
+    """The product's profile cache document (`dbt_schema_link/profile_cache`), with exact
+    k-permutation signatures (a signature form the cache reads, like the one-permutation form)."""
     max_int = max([r.rows for r in w.relations if r.cols and r.cols[0].kind is Kind.SERIAL] + [64])
     ints = HashMatrix(max_int, 0, k)
     dates = HashMatrix(DATE_DAYS, 2, k)
@@ -229,5 +232,5 @@ def synthetic_profiles(w: Warehouse, k: int = K, progress=None) -> dict:
             "sample_percent": None,
             "columns": [column_profile(rel, c, ints, dates) for c in rel.cols],
         }}
-    return {"format": "dbt_schema_link/profile_cache", "format_version": 1, "adapter": "duckdb", "k": k,
+    return {"format": CACHE_FORMAT, "format_version": CACHE_VERSION, "adapter": "duckdb", "k": k,
             "package_version": "synthetic", "relations": dict(sorted(entries.items())), "failures": []}

@@ -181,7 +181,8 @@ def cardinality_evidence(child: ColInfo, parent: ColInfo, settings: DiscoverySet
 def containment_estimate(child: ColInfo, parent: ColInfo) -> ContainmentEstimate | None:
     if child.signature is None or parent.signature is None or not child.has_values or not parent.has_values:
         return None
-    est = estimate_containment(child.signature, child.distinct, parent.signature, parent.distinct)
+    est = estimate_containment(child.signature, child.distinct, parent.signature, parent.distinct,
+                               child.borrowed, parent.borrowed)
     fraction = parent.rel.sample_fraction
     if fraction < 1.0:  # a sampled unique parent holds ~fraction of its values
         est = ContainmentEstimate(

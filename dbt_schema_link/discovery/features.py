@@ -50,6 +50,7 @@ class ColInfo:
     family: TypeFamily
     profile: ColumnProfile | None  # None when not profiled or its relation has no rows
     signature: np.ndarray | None
+    borrowed: np.ndarray | None = None  # bool per position: filled by densification (see sketch.py)
     unique: bool | None = None  # None: unknown (no values)
     flag: bool = False
     free_text: bool = False
@@ -106,12 +107,16 @@ def build_features(project: Project, profiles: ProfileSet | None, settings: Disc
             if cprof is not None and (cprof.skipped or not info.has_data):
                 cprof = None
             family = family_of(col.data_type or (cprof.data_type if cprof else None))
-            sig = None
+            sig = borrowed = None
             if cprof is not None and cprof.minhash and k and len(cprof.minhash) == k:
                 sig = np.asarray(cprof.minhash, dtype=np.uint64)
+                if cprof.minhash_borrowed:
+                    borrowed = np.zeros(k, dtype=bool)
+                    borrowed[list(cprof.minhash_borrowed)] = True
             ci = ColInfo(
                 ref=ColumnRef(uid, col.name), rel=info, position=position,
                 parts=analyse_column(col.name), family=family, profile=cprof, signature=sig,
+                borrowed=borrowed,
             )
             info.columns.append(ci)
             columns.append(ci)

@@ -34,7 +34,9 @@ class ContainmentEstimate:
         )
 
 
-def estimate_containment(a: np.ndarray, a_n: int, b: np.ndarray, b_n: int) -> ContainmentEstimate:
+def estimate_containment(a: np.ndarray, a_n: int, b: np.ndarray, b_n: int,
+                         a_borrowed: np.ndarray | None = None,
+                         b_borrowed: np.ndarray | None = None) -> ContainmentEstimate:
     """One-way containment C(A ⊆ B) from two signatures over the same K hash functions.
 
     With ``J`` the fraction of equal minima, the union size is ``(|A| + |B|) / (1 + J)`` and
@@ -44,15 +46,27 @@ def estimate_containment(a: np.ndarray, a_n: int, b: np.ndarray, b_n: int) -> Co
     ``|A \\ B| ≈ v/K · |A ∪ B|``, so ``C ≈ 1 - v/K · |A ∪ B| / |A|`` (the same quantity in
     expectation, but exactly 1.0 when A ⊆ B, whatever the sizes). ``reliability`` says how many
     minima the estimate rests on: ~0 when |A| << |B| (then only exact verification can tell).
+
+    One-permutation signatures (``*_borrowed``: positions densification filled) keep that order
+    only in buckets A holds itself, so violations are counted there (a bucket A holds and B does
+    not is one too), out of the buckets either set holds (those where A ∪ B has a minimum).
     """
     k = len(a)
     if k == 0 or len(b) != k or a_n <= 0 or b_n <= 0:
         return ContainmentEstimate(0.0, 0.0, 0.0, 0.0, 0)
     eq = int(np.count_nonzero(a == b))
-    lt = int(np.count_nonzero(a < b))
+    below = a < b
+    slots = k
+    if a_borrowed is not None or b_borrowed is not None:
+        a_own = ~a_borrowed if a_borrowed is not None else np.ones(k, dtype=bool)
+        b_own = ~b_borrowed if b_borrowed is not None else np.ones(k, dtype=bool)
+        # a bucket A holds and B does not is as sure a witness as a smaller minimum
+        below = a_own & (below | ~b_own)
+        slots = int(np.count_nonzero(a_own | b_own))
+    lt = int(np.count_nonzero(below))
     j = eq / k
     union = (a_n + b_n) / (1.0 + j)
-    c = max(0.0, min(1.0, 1.0 - (lt / k) * union / a_n))
+    c = max(0.0, min(1.0, 1.0 - (lt / max(slots, 1)) * union / a_n))
     c_jaccard = max(0.0, min(1.0, j * (a_n + b_n) / ((1.0 + j) * a_n)))
     # expected number of minima that fall in A (if A were disjoint from B, ~this many violations)
     info = k * a_n / max(union, 1.0)

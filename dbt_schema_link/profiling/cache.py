@@ -21,7 +21,7 @@ from dbt_schema_link.profiling.options import ProfileOptions
 from dbt_schema_link.profiling.records import ProfileSet, RelationProfile
 
 CACHE_FORMAT = "dbt_schema_link/profile_cache"
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: one-permutation MinHash signatures (not comparable with v1's)
 
 
 def cache_key(relation: Relation, options: ProfileOptions, adapter: str) -> str:

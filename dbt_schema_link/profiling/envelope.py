@@ -17,10 +17,14 @@ from dbt_schema_link.profiling.records import (
     ContainmentResult,
     RelationProfile,
 )
+from dbt_schema_link.profiling.sketch import densify, parse_buckets, sparse_text
 
 SENTINEL = "@@schema_link@@"
 FORMAT = "dbt_schema_link/profiles"
-SUPPORTED_FORMAT_VERSIONS = frozenset({1})
+#: v2 adds `minhash_buckets` (one-permutation MinHash); v1 envelopes still read.
+SUPPORTED_FORMAT_VERSIONS = frozenset({1, 2})
+#: Bounds a hostile or corrupt `minhash_buckets` before anything is allocated for it.
+MAX_MINHASH_BUCKETS = 4096
 _KINDS = ("begin", "relation", "containment", "end")
 
 
@@ -138,9 +142,26 @@ def _opt_int(value: Any) -> int | None:
     return None if value is None or value == "" else _int(value)
 
 
-def _minhash(value: Any) -> tuple[int, ...] | None:
+_NO_SIGNATURE: tuple[tuple[int, ...] | None, frozenset[int]] = (None, frozenset())
+
+
+def _minhash(value: Any, buckets: Any = None) -> tuple[tuple[int, ...] | None, frozenset[int]]:
+    """(signature, borrowed positions). k minima as comma-separated text or a list; with
+    ``buckets`` (envelope v2), one-permutation ``bucket:minimum`` pairs densified to that many."""
     if value is None or value == "":
-        return None
+        return _NO_SIGNATURE
+    if buckets is not None:
+        k = _int(buckets)
+        if not isinstance(value, str) or not 0 < k <= MAX_MINHASH_BUCKETS:
+            return _NO_SIGNATURE
+        try:
+            return densify(parse_buckets(value), k) or _NO_SIGNATURE
+        except (ValueError, OverflowError):
+            return _NO_SIGNATURE
+    return _kminhash(value), frozenset()
+
+
+def _kminhash(value: Any) -> tuple[int, ...] | None:
     parts = value.split(",") if isinstance(value, str) else value
     if not isinstance(parts, list):
         return None
@@ -152,6 +173,7 @@ def _minhash(value: Any) -> tuple[int, ...] | None:
 
 def column_profile(raw: dict[str, Any]) -> ColumnProfile:
     top = raw.get("top_values")
+    minhash, borrowed = _minhash(raw.get("minhash"), raw.get("minhash_buckets"))
     return ColumnProfile(
         name=str(raw.get("name", "")),
         data_type=raw.get("data_type") if isinstance(raw.get("data_type"), str) else None,
@@ -160,7 +182,8 @@ def column_profile(raw: dict[str, Any]) -> ColumnProfile:
         distinct_approx=bool(raw.get("distinct_approx")),
         min_len=_opt_int(raw.get("min_len")),
         max_len=_opt_int(raw.get("max_len")),
-        minhash=_minhash(raw.get("minhash")),
+        minhash=minhash,
+        minhash_borrowed=borrowed,
         top_values=tuple(str(v) for v in top) if isinstance(top, list) else None,
         is_flag=bool(raw.get("is_flag")),
         skipped=raw.get("skipped") if isinstance(raw.get("skipped"), str) else None,
@@ -193,6 +216,14 @@ def containment_result(raw: dict[str, Any]) -> ContainmentResult:
     )
 
 
+def _minhash_json(c: ColumnProfile) -> dict[str, Any]:
+    """A densified one-permutation signature is stored as its own buckets, so what was borrowed
+    is known again when it is read back."""
+    if c.minhash and c.minhash_borrowed:
+        return {"minhash": sparse_text(c.minhash, c.minhash_borrowed), "minhash_buckets": len(c.minhash)}
+    return {"minhash": ",".join(map(str, c.minhash)) if c.minhash else None}
+
+
 def relation_profile_to_json(profile: RelationProfile) -> dict[str, Any]:
     """The envelope shape again (used by the profile cache and profiles.json)."""
     return {
@@ -210,7 +241,7 @@ def relation_profile_to_json(profile: RelationProfile) -> dict[str, Any]:
                 "distinct_approx": c.distinct_approx,
                 "min_len": c.min_len,
                 "max_len": c.max_len,
-                "minhash": ",".join(map(str, c.minhash)) if c.minhash else None,
+                **_minhash_json(c),
                 "top_values": list(c.top_values) if c.top_values is not None else None,
                 "is_flag": c.is_flag,
                 "skipped": c.skipped,

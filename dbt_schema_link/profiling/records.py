@@ -21,6 +21,9 @@ class ColumnProfile:
     top_values: tuple[str, ...] | None  # most frequent first; None unless low-cardinality
     is_flag: bool
     skipped: str | None = None  # reason the column was not profiled
+    # one-permutation MinHash: positions whose bucket was empty and were densified from another
+    # (no ordering between two columns' values holds there); empty for k-permutation signatures
+    minhash_borrowed: frozenset[int] = frozenset()
 
     @property
     def uniqueness(self) -> float:
