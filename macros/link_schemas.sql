@@ -67,8 +67,11 @@
     {%- set entries = [] -%}
     {%- set totals = {'columns': 0, 'not_profiled': 0, 'rows': 0} -%}
     {%- set sampled = [] -%}
+    {%- set catalog = schema_link_columns_by_relation(collected.relations | map(attribute='relation') | list) or {} -%}
     {%- for entry in collected.relations -%}
-        {%- set profile = schema_link_profile_relation(entry.relation, none, opts) -%}
+        {%- set rel = entry.relation -%}
+        {%- set columns = catalog.get(schema_link__relation_key(rel.database, rel.schema, rel.identifier)) -%}
+        {%- set profile = schema_link_profile_relation(rel, columns, opts) -%}
         {%- set doc = {
             'unique_id': entry.unique_id,
             'database': profile.database,

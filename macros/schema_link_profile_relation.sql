@@ -45,6 +45,7 @@
     {%- set approx = schema_link_distinct_is_approx() -%}
 
     {#- column list in relation order; profiled ones remember their position -#}
+    {%- set skip_reason = adapter.dispatch('schema_link_skip_reason', 'dbt_schema_link') -%}
     {%- set infos = [] -%}
     {%- set profiled = [] -%}
     {%- for col in columns -%}
@@ -54,7 +55,7 @@
             'pos': loop.index0,
             'name': col.name | string,
             'data_type': (data_type | string) if data_type is not none else none,
-            'skipped': schema_link_skip_reason(data_type),
+            'skipped': skip_reason(data_type),
         } -%}
         {%- do infos.append(info) -%}
         {%- if info.skipped is none -%}
@@ -135,9 +136,10 @@
             }) -%}
         {%- else -%}
             {%- set s = stats.get(info.pos, {}) -%}
-            {%- set non_null = schema_link__int(s.get('non_null')) or 0 -%}
+            {#- inline conversions: per-column macro calls were most of the Jinja time -#}
+            {%- set non_null = (s.non_null | int) if s.get('non_null') is not none else 0 -%}
             {#- an approximate distinct count can exceed the non-null count: clamp -#}
-            {%- set n_distinct = [schema_link__int(s.get('distinct')) or 0, non_null] | min -%}
+            {%- set n_distinct = [(s.distinct | int) if s.get('distinct') is not none else 0, non_null] | min -%}
             {%- set is_bool = 'bool' in ((info.data_type or '') | lower) -%}
             {%- set minhash = s.get('minhash') -%}
             {%- set top = none -%}
@@ -145,7 +147,7 @@
                 {%- set top = schema_link__top_list(s.get('top_values'), opts.top_n) -%}
             {%- endif -%}
             {%- if s.get('flag_bad') is not none -%}
-                {%- set flag_bad = schema_link__int(s.get('flag_bad')) -%}
+                {%- set flag_bad = s.flag_bad | int -%}
             {%- elif top is not none and (top | length) >= n_distinct -%}
                 {#- the SQL left the flag check to the top values, which then hold every value -#}
                 {%- set flag_bad = top | map('lower') | reject('in', schema_link__flag_vocabulary()) | list | length -%}
@@ -156,8 +158,8 @@
             {%- do out_columns.append({
                 'name': info.name, 'data_type': info.data_type,
                 'non_null': non_null, 'distinct': n_distinct, 'distinct_approx': s.get('approx', approx),
-                'min_len': schema_link__int(s.get('min_len')),
-                'max_len': schema_link__int(s.get('max_len')),
+                'min_len': (s.min_len | int) if s.get('min_len') is not none else none,
+                'max_len': (s.max_len | int) if s.get('max_len') is not none else none,
                 'minhash': (minhash | string) if (non_null > 0 and minhash is not none) else none,
                 'minhash_buckets': opts.k if (minhash is not none and ':' in (minhash | string)) else none,
                 'top_values': top,

@@ -206,10 +206,10 @@
           with its frequency; only distinct values are cast to canonical text.
         - buckets: one-permutation MinHash. Each distinct value is hashed once; its bucket is the
           hash mod k and each bucket keeps its minimum. Non-null and distinct counts, lengths and
-          the top_n most frequent values per bucket (max over (n, v), so ties are deterministic)
-          are aggregated alongside. Python densifies empty buckets (docs/envelope.md).
+          the top_n most frequent values per bucket (with their counts) are aggregated alongside.
+          Python densifies empty buckets (docs/envelope.md).
         - sketched: one row per column; top values only where the column has at most
-          top_max_distinct values (the bucket tops hold every value's count then).
+          top_max_distinct values, merged from the bucket tops by (count, value) descending.
         - counted: columns with no value sketch (schema_link_sketch_values: floats, booleans,
           timestamps, ...): non-null counts and approximate distincts in one wide aggregate.
         Distincts are exact for sketched columns, approximate (HyperLogLog) for counted ones. -#}
@@ -222,13 +222,23 @@
     from {{ relation }}
     {{ sample }}
     {%- else -%}
+    {#- dispatched once, not per column: a macro call costs about as much as profiling a small column -#}
+    {%- set quote = adapter.dispatch('schema_link_quote', 'dbt_schema_link') -%}
+    {%- set sketches = adapter.dispatch('schema_link_sketch_values', 'dbt_schema_link') -%}
+    {%- set canonical = adapter.dispatch('schema_link_canonical_text', 'dbt_schema_link') -%}
     {%- set quoted = [] -%}
     {%- set sketched = [] -%}
     {%- set counted = [] -%}
     {%- for col in columns -%}
-        {%- set item = {'idx': loop.index0, 'q': schema_link_quote(col.name)} -%}
-        {%- do quoted.append(item.q) -%}
-        {%- do (sketched if schema_link_sketch_values(col.data_type) else counted).append(item) -%}
+        {%- set q = quote(col.name) -%}
+        {%- set item = {'idx': loop.index0, 'q': q} -%}
+        {%- do quoted.append(q) -%}
+        {%- if sketches(col.data_type) -%}
+            {%- do item.update({'text': canonical(q, col.data_type)}) -%}
+            {%- do sketched.append(item) -%}
+        {%- else -%}
+            {%- do counted.append(item) -%}
+        {%- endif -%}
     {%- endfor -%}
     {%- set is_table = relation.type is defined and (relation.type | string | lower) in ['table', 'relationtype.table'] -%}
     {%- set materialize = sample != '' or not is_table -%}
@@ -245,7 +255,7 @@
 
     vals as (
     {%- for c in sketched %}
-        select {{ c.idx }} as col_idx, {{ schema_link_canonical_text(c.q) }} as v, count(*) as n
+        select {{ c.idx }} as col_idx, {{ c.text }} as v, count(*) as n
         from {{ source }}
         group by {{ c.q }}
         {{- '\n        union all' if not loop.last }}
@@ -263,7 +273,9 @@
             max(length(v)) as max_len,
             min(hash(v)) as minimum{{ ',' if top_n > 0 }}
             {%- if top_n > 0 %}
-            max({'n': n, 'v': v}, {{ top_n }}) as top
+            {#- both sorted by n descending, so they pair up; cheaper than one list of structs -#}
+            arg_max(v, n, {{ top_n }}) as top_values,
+            max(n, {{ top_n }}) as top_counts
             {%- endif %}
         from vals
         group by col_idx, is_null, bucket
@@ -283,7 +295,9 @@
             {%- if top_n > 0 %}
             case
                 when sum(d) between 1 and {{ top_max }}
-                    then cast(to_json([t.v for t in list_sort(flatten(list(top) filter (where not is_null)), 'DESC')][1:{{ top_n }}]) as varchar)
+                    then cast(to_json([t.v for t in list_sort([{'n': z[1], 'v': z[2]} for z in list_zip(
+                        flatten(list(top_counts order by bucket) filter (where not is_null)),
+                        flatten(list(top_values order by bucket) filter (where not is_null)))], 'DESC')][1:{{ top_n }}]) as varchar)
             end as top_values
             {%- else %}
             cast(null as varchar) as top_values
