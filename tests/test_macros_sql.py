@@ -517,3 +517,35 @@ def test_sqlfluff_lint_macros() -> None:
         pytest.skip("sqlfluff is not installed in this environment")
     res = subprocess.run([str(sqlfluff), "lint", "macros/"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_duckdb_columns_by_relation_reads_the_catalog_once() -> None:
+    """One information_schema query answers every relation's columns, in column order; odd names
+    survive; a schema with a quote in its name is a string literal, not SQL."""
+    duckdb = pytest.importorskip("duckdb")
+    con = duckdb.connect()
+    con.execute('create schema "Mixed Schema"')
+    con.execute("create schema \"it's\"")
+    con.execute('create table "Mixed Schema"."Order Lines" ("b" integer, "say ""hi""" varchar, "名前" date)')
+    con.execute("create table \"it's\".t (x double)")
+    h = Harness("duckdb")
+    queries: list[str] = []
+
+    def run_query(sql: str) -> SimpleNamespace:
+        queries.append(sql)
+        return SimpleNamespace(rows=con.execute(sql).fetchall())
+
+    h.context["run_query"] = run_query
+    rels = [FakeRelation("memory", "Mixed Schema", "Order Lines"), FakeRelation("memory", "it's", "t"),
+            FakeRelation("memory", "Mixed Schema", "missing")]
+    got = h.call("schema_link_columns_by_relation", rels)
+    assert len(queries) == 1
+    assert got == {
+        "memory|Mixed Schema|Order Lines": [{"name": "b", "data_type": "INTEGER"},
+                                            {"name": 'say "hi"', "data_type": "VARCHAR"},
+                                            {"name": "名前", "data_type": "DATE"}],
+        "memory|it's|t": [{"name": "x", "data_type": "DOUBLE"}],
+    }
+    assert h.call("schema_link__relation_key", "memory", "it's", "t") in got
+    # adapters without a catalog query say so, and each relation is asked on its own
+    assert Harness("bigquery").call("schema_link_columns_by_relation", rels) is None
