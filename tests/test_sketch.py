@@ -111,3 +111,11 @@ def test_borrowed_positions_survive_the_profile_cache_round_trip() -> None:
     again = relation_profile(relation_profile_to_json(profile))
     assert again.columns["c"] == profile.columns["c"]
     assert profile.columns["c"].minhash_borrowed == frozenset({0, 2, 3, 4, 7})
+
+
+def test_large_k_with_one_bucket_falls_back_in_order() -> None:
+    """k = 1024 (the largest option) with one value: probes miss often; the cyclic fallback fills
+    every bucket deterministically."""
+    values, borrowed = densify({700: 5}, 1024)
+    assert values == (5,) * 1024 and len(borrowed) == 1023
+    assert densify({700: 5, 3: 9}, 1024) == densify({3: 9, 700: 5}, 1024)

@@ -18,15 +18,17 @@ import numpy as np
 
 from dbt_schema_link.profiling.records import HASH_MASK
 
-#: Probes tried per empty bucket before falling back to the next non-empty bucket in order.
-#: With a single non-empty bucket of 128 the vectorized probes miss with probability ~3e-4.
+#: Probes tried per empty bucket (vectorized) before falling back to the next non-empty bucket
+#: in order: 8 per bucket, so with k = 128 and a single non-empty bucket a probe sequence misses
+#: with probability (127/128)^1024 ~ 3e-4; capped so the table stays small for large k.
 PROBES_PER_BUCKET = 8
+MAX_PROBES = 1024
 
 
 @lru_cache(maxsize=8)
 def _probe_table(k: int) -> np.ndarray:
     """Bucket j probed at attempt t for empty bucket i: a fixed (k, probes) table."""
-    probes = PROBES_PER_BUCKET * k
+    probes = min(PROBES_PER_BUCKET * k, MAX_PROBES)
     i = np.arange(k, dtype=np.uint64)[:, None]
     t = np.arange(probes, dtype=np.uint64)[None, :]
     with np.errstate(over="ignore"):  # splitmix64 wraps on purpose
