@@ -119,8 +119,8 @@ def strip_foreign_keys(src_path: Path, dst_path: Path) -> None:
 def run_peer(python: Path, sqlite_copy: Path, out_dir: Path, timeout_s: float = 900) -> PeerRun:
     out_dir.mkdir(parents=True, exist_ok=True)
     links_json = out_dir / "inferred_links.json"
-    cmd = [str(python), str(RUNNER), "--database", str(sqlite_copy), "--output", str(out_dir),
-           "--links-json", str(links_json)]
+    cmd = [str(python), str(RUNNER), "--links-json", str(links_json), "--",
+           "--db-type", "sqlite", "--database", str(sqlite_copy), "--output", str(out_dir)]
     start = time.perf_counter()
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)

@@ -67,14 +67,14 @@ def peer_labels(markdown: str) -> set[frozenset]:
 
 
 def run_peer(server, w: Warehouse, work: Path, peer_venv: Path, timeout: float, log) -> dict:
-    from fkbench.peer import ensure_peer  # noqa: PLC0415
+    from fkbench.peer import RUNNER, ensure_peer  # noqa: PLC0415
 
     python = ensure_peer(peer_venv, log)
     out_dir = work / "peer"
     shutil.rmtree(out_dir, ignore_errors=True)
     out_dir.mkdir(parents=True)
     links_json = out_dir / "inferred_links.json"
-    cmd = [str(python), str(Path(__file__).with_name("peer_pg_runner.py")), "--links-json", str(links_json), "--",
+    cmd = [str(python), str(RUNNER), "--links-json", str(links_json), "--",
            "--db-type", "postgres", "--host", server.host, "--port", str(server.port),
            "--user", server.user, "--password", "unused", "--database", "bench", "--output", str(out_dir)]
     log("side-by-side: schema-linker 0.0.5 on PostgreSQL ...")

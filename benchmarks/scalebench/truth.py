@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from fkbench.scoring import Score as Counts
+
 from .spec import Warehouse
 
 Column = tuple[str, str]
@@ -20,27 +22,18 @@ def table_of(unique_id: str) -> str:
     return unique_id.rsplit(".", 1)[-1]
 
 
-@dataclass
-class Score:
-    planted: int
-    found: int
-    tp: int
-    lenient_tp: int
+@dataclass(frozen=True)
+class Score(Counts):
+    """fkbench's counts and rates (``gold`` is the number of planted joins), plus recall by kind
+    of planted join and examples of what went wrong."""
+
     by_kind: dict[str, tuple[int, int]] = field(default_factory=dict)  # kind -> (found, planted)
     false_positives: list[list[str]] = field(default_factory=list)
     missed: list[list[str]] = field(default_factory=list)
 
     @property
-    def recall(self) -> float | None:
-        return self.tp / self.planted if self.planted else None
-
-    @property
-    def precision(self) -> float | None:
-        return self.tp / self.found if self.found else None
-
-    @property
-    def lenient_precision(self) -> float | None:
-        return self.lenient_tp / self.found if self.found else None
+    def planted(self) -> int:
+        return self.gold
 
     def to_dict(self, examples: int = 25) -> dict:
         return {"planted": self.planted, "found": self.found, "tp": self.tp, "lenient_tp": self.lenient_tp,
@@ -88,7 +81,7 @@ def score_pairs(w: Warehouse, found: set[frozenset]) -> Score:
         entry[1] += 1
         entry[0] += pair in tp
     show = lambda pairs: sorted(sorted(f"{t}.{c}" for t, c in p) for p in pairs)  # noqa: E731
-    return Score(planted=len(planted), found=len(mapped), tp=len(tp), lenient_tp=len(tp) + lenient,
+    return Score(gold=len(planted), found=len(mapped), tp=len(tp), lenient_tp=len(tp) + lenient,
                  by_kind={k: (v[0], v[1]) for k, v in by_kind.items()},
                  false_positives=show(mapped - set(planted)), missed=show(set(planted) - tp))
 
