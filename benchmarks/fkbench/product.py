@@ -27,19 +27,71 @@ from .duckdb_load import copy_sqlite_to_duckdb
 EXCLUDED_KINDS = {"lineage"}  # a lineage link is a copy of a column, not a join
 
 
+def _table_column(ref: dict) -> tuple[str, str]:
+    """A links.json column reference → (table, column); a source is named by its table."""
+    relation = ref["relation"]
+    table = relation.split(".", 3)[3] if relation.startswith("source.") else relation.rsplit(".", 1)[-1]
+    return (table, ref["column"])
+
+
 def found_pairs(links_json: dict) -> set[Pair]:
     """Joins the product found: unordered (table, column) pairs, lineage links left out.
 
     Expects `{"links": [{"child": {"relation": "source.<project>.<source>.<table>", "column": c},
     "parent": {...}, "kind": "inferred" | "declared" | "lineage", ...}]}`.
     """
-    def column(ref: dict) -> tuple[str, str]:
-        relation = ref["relation"]
-        table = relation.split(".", 3)[3] if relation.startswith("source.") else relation.rsplit(".", 1)[-1]
-        return (table, ref["column"])
-
-    return {pair(column(link["child"]), column(link["parent"]))
+    return {pair(_table_column(link["child"]), _table_column(link["parent"]))
             for link in links_json.get("links", []) if link.get("kind") not in EXCLUDED_KINDS}
+
+
+@dataclass(frozen=True)
+class FoundLink:
+    """One found join with what links.json says about it (for reliability tables and fits).
+
+    `evidence` maps a signal name to `(strength, contribution)` (contribution: its log-odds)."""
+
+    pair: Pair
+    child: tuple[str, str]  # (table, column) as written, not lower-cased
+    parent: tuple[str, str]
+    kind: str
+    confidence: float
+    evidence: dict[str, tuple[float, float]]
+
+
+@dataclass(frozen=True)
+class RejectedCandidate:
+    """A candidate links.json lists as rejected by a trap rule (no evidence vector is written)."""
+
+    pair: Pair
+    child: tuple[str, str]
+    parent: tuple[str, str]
+    trap: str
+    would_be_confidence: float
+
+
+def found_links(links_json: dict) -> list[FoundLink]:
+    """Every non-lineage link of links.json with its confidence and evidence (same reading of
+    relations as `found_pairs`; a pair written twice appears twice)."""
+    out = []
+    for link in links_json.get("links", []):
+        if link.get("kind") in EXCLUDED_KINDS:
+            continue
+        child, parent = _table_column(link["child"]), _table_column(link["parent"])
+        evidence = {e["signal"]: (float(e.get("strength", 0.0)), float(e.get("contribution", 0.0)))
+                    for e in link.get("evidence", [])}
+        out.append(FoundLink(pair(child, parent), child, parent, str(link.get("kind")),
+                             float(link.get("confidence", 0.0)), evidence))
+    return out
+
+
+def rejected_candidates(links_json: dict) -> list[RejectedCandidate]:
+    """The `rejected` list of links.json (trap rejections, capped by `max_rejected_reported`)."""
+    out = []
+    for r in links_json.get("rejected", []):
+        child, parent = _table_column(r["child"]), _table_column(r["parent"])
+        out.append(RejectedCandidate(pair(child, parent), child, parent, str(r.get("trap")),
+                                     float(r.get("would_be_confidence", 0.0))))
+    return out
 # ---------------------------------------------------------------------------------------------
 
 
@@ -131,9 +183,8 @@ def run_product(db: BenchDatabase, db_dir: Path, repo_root: Path, timeout_s: flo
     steps = [
         ("deps", [dbt, "deps", *common]),
         ("docs", [dbt, "docs", "generate", *common]),
-        ("link", [tool("dbt-schema-link"), "link", *common, "--format", "json", "--quiet"]),
     ]
-    for phase, cmd in steps if run_link else steps[:-1]:
+    for phase, cmd in steps:
         start = time.perf_counter()
         error = _run(cmd, project_dir, logs / f"{phase}.log", timeout_s)
         run.phases[phase] = time.perf_counter() - start
@@ -143,6 +194,24 @@ def run_product(db: BenchDatabase, db_dir: Path, repo_root: Path, timeout_s: flo
             run.error, run.failed_phase = error, phase
             return run
     if not run_link:
+        return run
+    return link_project(project_dir, logs, timeout_s, run=run)
+
+
+def link_project(project_dir: Path, logs: Path, timeout_s: float = 1800, extra_args: tuple[str, ...] = (),
+                 run: ProductRun | None = None) -> ProductRun:
+    """Only the link phase, on a project that `run_product(..., run_link=False)` prepared
+    (deps and docs done): `dbt-schema-link link --format json --quiet [extra_args]`, then read
+    links.json. `run`: a record to add the phase to (else a fresh one)."""
+    run = ProductRun() if run is None else run
+    logs.mkdir(parents=True, exist_ok=True)
+    common = ["--project-dir", str(project_dir), "--profiles-dir", str(project_dir)]
+    cmd = [tool("dbt-schema-link"), "link", *common, "--format", "json", "--quiet", *extra_args]
+    start = time.perf_counter()
+    error = _run(cmd, project_dir, logs / "link.log", timeout_s)
+    run.phases["link"] = time.perf_counter() - start
+    if error:
+        run.error, run.failed_phase = error, "link"
         return run
 
     links_path = project_dir / "target" / "schema_link" / "links.json"
