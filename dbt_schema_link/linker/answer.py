@@ -5,6 +5,9 @@
       "question": "...", "hint": "..." | null,
       "project": "shop", "database": "shop", "schema": "main",   # the localized group
       "group": "shop:shop.main",
+      "spans": [{"group", "project", "database", "schema", "score", "support"}],
+                                        # only when the answer also uses another unit, joined
+                                        # to this one by a confident link (a second schema)
       "unsure": false,                  # true when another group scored nearly as well
       "candidates": [{"group", "project", "database", "schema", "score", "support"}, ...],
       "relations": [{"unique_id", "name" (warehouse identifier), "model" (dbt name),
@@ -114,6 +117,7 @@ class Answer:
     latency_ms: float = 0.0
     scores: Any = field(default=None, repr=False, compare=False)  # column scores, for rendering
     llm: Any = field(default=None, repr=False, compare=False)  # dbt_schema_link.llm.LLMRecord when stages ran
+    spans: list[Candidate] = field(default_factory=list)  # other units the answer uses (joined to its own)
 
     @property
     def group(self) -> Candidate | None:
@@ -136,6 +140,7 @@ class Answer:
             "database": g.database if g else None,
             "schema": g.schema if g else None,
             "group": g.key if g else None,
+        } | ({"spans": [c.to_dict() for c in self.spans]} if self.spans else {}) | {
             "unsure": self.unsure,
             "candidates": [c.to_dict() for c in self.candidates],
             "relations": [r.to_dict() for r in self.relations],

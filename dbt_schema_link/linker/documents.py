@@ -1,5 +1,5 @@
-"""Index documents: one record per relation and per column, the localization groups, and the join
-edges, built from one or more projects (with optional profiles and links.json).
+"""Index documents: one record per relation and per column, the localization units (one per
+schema, or per project), and the join edges (within and across units), built from one or more projects (with optional profiles and links.json).
 
 Columns of one relation are stored contiguously (relation `i` owns columns
 ``col_start[i]:col_end[i]``) so per-relation aggregates are vectorised slices at question time.
@@ -80,7 +80,7 @@ class GroupDoc:
     key: str  # "project:database.schema" or "project"
     project: str
     database: str
-    schema: str  # one schema, or several joined with "+"
+    schema: str  # one schema ("" in project mode)
 
 
 @dataclass
@@ -219,7 +219,7 @@ def build_corpus(inputs: list[ProjectInput], group_by: str = "auto") -> Corpus:
             n_cols = relations[up].col_end - relations[up].col_start
             if n_cols and len(cols) >= SUPERSEDED_SHARE * n_cols:
                 relations[up].superseded = True
-    groups = _assign_groups(relations, columns, edges, mode)
+    groups = _assign_groups(relations, mode)
     return Corpus(relations, columns, groups, edges)
 
 
@@ -234,42 +234,23 @@ def _copies(column: int, downstream: dict[int, list[int]]) -> list[int]:
     return out
 
 
-def _assign_groups(relations: list[RelationDoc], columns: list[ColumnDoc], edges: list[EdgeDoc],
-                   mode: str) -> list[GroupDoc]:
-    """Localization units. By schema, schemas joined by a link are merged into one unit (a
-    project whose staging and marts schemas join each other is one place to answer from)."""
+def _assign_groups(relations: list[RelationDoc], mode: str) -> list[GroupDoc]:
+    """Localization units: one per schema (one per project in project mode). Links never merge
+    units: a stray inferred link between two unrelated schemas (same-named small integer ids)
+    would otherwise make them one place to answer from. Links across units stay join edges that
+    the linker may use when a question's evidence spans both units."""
     if mode == "project":
         keys = [(r.project,) for r in relations]
     else:
         keys = [(r.project, r.database, r.schema) for r in relations]
-    parent: dict[tuple, tuple] = {k: k for k in keys}
-
-    def find(k: tuple) -> tuple:
-        while parent[k] != k:
-            parent[k] = parent[parent[k]]
-            k = parent[k]
-        return k
-
-    for e in edges:
-        a, b = find(keys[columns[e.child].relation]), find(keys[columns[e.parent].relation])
-        if a != b:
-            parent[max(a, b)] = min(a, b)
-    members: dict[tuple, set[tuple]] = {}
-    for k in keys:
-        members.setdefault(find(k), set()).add(k)
     groups: list[GroupDoc] = []
-    group_of_root: dict[tuple, int] = {}
-    for root in sorted(members):
-        group_of_root[root] = len(groups)
+    group_of: dict[tuple, int] = {}
+    for k in sorted(set(keys)):
+        group_of[k] = len(groups)
         if mode == "project":
-            groups.append(GroupDoc(key=root[0], project=root[0], database="", schema=""))
-            continue
-        ks = sorted(members[root])
-        databases = sorted({k[1] for k in ks})
-        schemas = "+".join(sorted({k[2] for k in ks}))
-        database = "+".join(databases)
-        groups.append(GroupDoc(key=f"{root[0]}:{database}.{schemas}", project=root[0],
-                               database=database, schema=schemas))
+            groups.append(GroupDoc(key=k[0], project=k[0], database="", schema=""))
+        else:
+            groups.append(GroupDoc(key=f"{k[0]}:{k[1]}.{k[2]}", project=k[0], database=k[1], schema=k[2]))
     for rel, k in zip(relations, keys):
-        rel.group = group_of_root[find(k)]
+        rel.group = group_of[k]
     return groups

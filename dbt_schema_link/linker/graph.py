@@ -31,7 +31,12 @@ def edge_weight(confidence: float) -> float:
 
 
 class JoinGraph:
-    def __init__(self, edges: Sequence[EdgeDoc], columns: Sequence[ColumnDoc], n_relations: int):
+    """`rel_group` (the localization unit of each relation) lets join completion search only the
+    units an answer uses: the edges are kept sorted by the pair of units they connect, so a
+    question touches the edges of its own units, never the whole warehouse's."""
+
+    def __init__(self, edges: Sequence[EdgeDoc], columns: Sequence[ColumnDoc], n_relations: int,
+                 rel_group: np.ndarray | None = None):
         self.edges = list(edges)
         self.columns = columns
         self.n = n_relations
@@ -53,6 +58,30 @@ class JoinGraph:
         self._src = np.fromiter((k[0] for k in best), dtype=np.int64, count=len(best))
         self._dst = np.fromiter((k[1] for k in best), dtype=np.int64, count=len(best))
         self._w = np.fromiter((v[0] for v in best.values()), dtype=np.float64, count=len(best))
+        self._conf = np.fromiter((self.edges[v[1]].confidence for v in best.values()), dtype=np.float64,
+                                 count=len(best))
+        self._unit_slices: dict[tuple[int, int], tuple[int, int]] | None = None
+        self.unit_links: dict[int, dict[int, float]] = {}  # unit -> other unit -> best link confidence
+        if rel_group is not None and len(best):
+            self._by_units(np.asarray(rel_group, dtype=np.int64))
+
+    def _by_units(self, rel_group: np.ndarray) -> None:
+        ga, gb = rel_group[self._src], rel_group[self._dst]
+        lo, hi = np.minimum(ga, gb), np.maximum(ga, gb)
+        order = np.lexsort((hi, lo))
+        self._src, self._dst, self._w, self._conf = (a[order] for a in (self._src, self._dst, self._w, self._conf))
+        lo, hi = lo[order], hi[order]
+        change = np.flatnonzero((np.diff(lo) != 0) | (np.diff(hi) != 0)) + 1
+        starts = np.concatenate([[0], change])
+        ends = np.concatenate([change, [len(lo)]])
+        self._unit_slices = {}
+        for a, b in zip(starts.tolist(), ends.tolist()):
+            u, v = int(lo[a]), int(hi[a])
+            self._unit_slices[(u, v)] = (a, b)
+            if u != v:
+                conf = float(self._conf[a:b].max())
+                self.unit_links.setdefault(u, {})[v] = conf
+                self.unit_links.setdefault(v, {})[u] = conf
 
     def endpoints(self, edge: int) -> tuple[int, int]:
         e = self.edges[edge]
@@ -61,28 +90,63 @@ class JoinGraph:
     def neighbours(self, node: int) -> list[Adjacent]:
         return self.adj[node]
 
-    def _shortest_paths(self, terms: list[int], node_cost: dict[int, float], limit: float):
-        """Distances and predecessors from each terminal; entering a relation costs its node cost
-        (default 1) on top of the edge weight. Paths longer than `limit` are not searched."""
+    def _arrays(self, units: Sequence[int] | None, min_cross_confidence: float):
+        """(src, dst, weight) of the searchable edges: all of them, or those inside `units` plus
+        the links between two of them at or above `min_cross_confidence`."""
+        if units is None or self._unit_slices is None:
+            return self._src, self._dst, self._w
+        us = sorted(set(int(u) for u in units))
+        parts = []
+        for i, u in enumerate(us):
+            for v in us[i:]:
+                sl = self._unit_slices.get((u, v))
+                if sl is None:
+                    continue
+                part = np.arange(*sl)
+                if u != v:
+                    part = part[self._conf[part] >= min_cross_confidence]
+                parts.append(part)
+        take = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+        return self._src[take], self._dst[take], self._w[take]
+
+    def _shortest_paths(self, terms: list[int], node_cost: dict[int, float], limit: float,
+                        units: Sequence[int] | None, min_cross_confidence: float):
+        """Distances and predecessors from each terminal over the relations the searchable edges
+        touch (renumbered, so the search is as large as the answer's units); entering a relation
+        costs its node cost (default 1) on top of the edge weight. Paths longer than `limit` are
+        not searched. Returns (dist, pred, local id of each relation, relation of each local id)."""
         from scipy.sparse import csr_matrix
         from scipy.sparse.csgraph import dijkstra
 
-        cost = np.ones(self.n, dtype=np.float64)
+        src, dst, w = self._arrays(units, min_cross_confidence)
+        nodes = np.unique(np.concatenate([src, dst, np.asarray(terms, dtype=np.int64)]))
+        local = {int(n): i for i, n in enumerate(nodes.tolist())}
+        ls, ld = np.searchsorted(nodes, src), np.searchsorted(nodes, dst)
+        cost = np.ones(len(nodes), dtype=np.float64)
         if node_cost:
-            cost[np.fromiter(node_cost.keys(), dtype=np.int64)] = np.fromiter(node_cost.values(), dtype=np.float64)
-        graph = csr_matrix((self._w + cost[self._dst], (self._src, self._dst)), shape=(self.n, self.n))
-        return dijkstra(graph, directed=True, indices=terms, return_predecessors=True, limit=limit)
+            keys = np.fromiter(node_cost.keys(), dtype=np.int64)
+            vals = np.fromiter(node_cost.values(), dtype=np.float64)
+            pos = np.searchsorted(nodes, keys)
+            ok = (pos < len(nodes)) & (nodes[np.minimum(pos, len(nodes) - 1)] == keys)
+            cost[pos[ok]] = vals[ok]
+        graph = csr_matrix((w + cost[ld], (ls, ld)), shape=(len(nodes), len(nodes)))
+        dist, pred = dijkstra(graph, directed=True, indices=[local[t] for t in terms], return_predecessors=True,
+                              limit=limit)
+        return dist, pred, local, nodes
 
     def steiner_tree(self, terminals: Sequence[int], node_cost: dict[int, float] | None = None,
-                     max_hops_cost: float = 12.0) -> tuple[list[int], list[int]]:
+                     max_hops_cost: float = 12.0, units: Sequence[int] | None = None,
+                     min_cross_confidence: float = 0.0) -> tuple[list[int], list[int]]:
         """Edges (indices) of a near-minimal tree connecting `terminals`, and the terminals left
         unconnected (no path within the cost limit). `node_cost` (0..1, default 1) is the price of
-        entering a relation: question-relevant bridges are cheaper."""
+        entering a relation: question-relevant bridges are cheaper. With `units`, only relations
+        of those units are searched, and a link between two units only at or above
+        `min_cross_confidence`."""
         terms = list(dict.fromkeys(terminals))
         if len(terms) < 2:
             return [], []
         cost = node_cost or {}
-        dist, pred = self._shortest_paths(terms, cost, max_hops_cost)
+        dist, pred, local, nodes = self._shortest_paths(terms, cost, max_hops_cost, units, min_cross_confidence)
         row = {t: i for i, t in enumerate(terms)}
         # Prim over the metric closure of the terminals (components handled separately).
         in_tree = {terms[0]}
@@ -92,7 +156,7 @@ class JoinGraph:
             best = None
             for u in in_tree:
                 for v in remaining:
-                    d = float(dist[row[u], v])
+                    d = float(dist[row[u], local[v]])
                     if best is None or d < best[0]:
                         best = (d, u, v)
             if best is None or best[0] == math.inf:
@@ -109,10 +173,10 @@ class JoinGraph:
         chosen: set[int] = set()
         for u, v in closure_edges:
             prev = pred[row[u]]
-            node = v
-            while node != u:
+            node, target = local[v], local[u]
+            while node != target:
                 p = int(prev[node])
-                chosen.add(self._pair_edge[(p, node)])
+                chosen.add(self._pair_edge[(int(nodes[p]), int(nodes[node]))])
                 node = p
         tree = self._mst(sorted(chosen), cost)
         tree = self._prune(tree, set(terms))

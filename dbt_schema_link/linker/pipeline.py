@@ -71,6 +71,10 @@ class LinkSettings:
     count_key: int = 1  # questions that count things keep the primary key of the best model (COUNT(id))
     keys_in_budget: int = 1  # join keys count against max_columns (0: keys come on top)
     max_path_cost: float = 8.0  # join completion: longest path searched between two terminals (a hop costs 1-3)
+    # spans: a unit is one schema (or project); a question may use a second unit joined to the first
+    span_ratio: float = 0.9  # ... when that unit's localization score is at least this share of the best's
+    span_confidence: float = 0.9  # ... through links at or above this confidence (weaker ones never cross units)
+    max_spans: int = 1  # units an answer may add to its own
 
     def with_overrides(self, overrides: dict | None) -> "LinkSettings":
         if not overrides:
@@ -229,13 +233,44 @@ class Linker:
         return out
 
     # ---------------------------------------------------------------------------------------
-    def select(self, ev: Evidence, group: int) -> tuple[list[int], list[int], dict[int, list[int]], list[int], list[int]]:
+    def span_units(self, candidates: Sequence[Candidate]) -> list[int]:
+        """Units the answer may add to the best one: other candidates the question's evidence
+        points at nearly as strongly, joined to the best unit by a confident link."""
+        s = self.settings
+        if not candidates or s.max_spans < 1:
+            return []
+        top = candidates[0]
+        linked = self.index.graph.unit_links.get(top.group, {})
+        out = []
+        for c in candidates[1:]:
+            if linked.get(c.group, 0.0) >= s.span_confidence and top.score > 0 \
+                    and c.score >= s.span_ratio * top.score:
+                out.append(c.group)
+        return out[: s.max_spans]
+
+    def _pool(self, group: int, spans: Sequence[int]) -> np.ndarray:
+        """Relations to answer from: the unit's, and those of spanned units whose name the unit
+        does not already have (a same-named table elsewhere is an alternative, not a complement)."""
+        _, rels = self._group_relations(group)
+        if not spans:
+            return rels
+        corpus = self.index.corpus
+        own = {corpus.relations[r].short_name.lower() for r in rels.tolist()}
+        extra = [r for u in spans for r in self._group_relations(u)[1].tolist()
+                 if corpus.relations[r].short_name.lower() not in own]
+        return np.concatenate([rels, np.asarray(extra, dtype=rels.dtype)]) if extra else rels
+
+    def select(self, ev: Evidence, group: int, spans: Sequence[int] = ()) \
+            -> tuple[list[int], list[int], dict[int, list[int]], list[int], list[int]]:
         """Terminal relations, all relations (terminals + bridges), their columns, tree edges and
-        unjoined terminals."""
+        unjoined terminals. `spans`: other units the answer may use (`span_units`); a spanned
+        unit's relations that no link joins to the answer are dropped again."""
         s, idx = self.settings, self.index
-        in_group, rels = self._group_relations(group)
+        in_group, _ = self._group_relations(group)
         if not len(in_group):
             return [], [], {}, [], []
+        rels = self._pool(group, spans)
+        pool = set(rels.tolist())  # superseded layers only where nothing else is left
         rscore = ev.rel[rels]
         order = rels[np.argsort(-rscore, kind="stable")]
         best = float(ev.rel[order[0]])
@@ -260,10 +295,18 @@ class Linker:
         strong = [(c, hit) for c, hit in ev.value_hits.items() if hit.strength >= 0.9]
         for c, hit in sorted(strong, key=lambda kv: -kv[1].strength):
             r = int(idx.col_relation[c])
-            if idx.rel_group[r] == group and not (idx.rel_superseded[r] and len(rels) < len(in_group)) \
-                    and r not in terminals and len(terminals) < s.max_relations + 1:
+            if r in pool and r not in terminals and len(terminals) < s.max_relations + 1:
                 terminals.append(r)
-        chosen, tree, unjoined = self.complete_joins(ev, group, terminals)
+        used = sorted({int(idx.rel_group[r]) for r in terminals} - {group})
+        chosen, tree, unjoined = self.complete_joins(ev, group, terminals, used)
+        if used:
+            # a spanned unit stays only where a link joins its relations to the answer
+            lone = {int(idx.rel_group[r]) for r in unjoined} - {group}
+            keep = [u for u in used if u not in lone or any(int(idx.rel_group[r]) == u and r not in unjoined
+                                                           for r in terminals)]
+            if keep != used:
+                terminals = [r for r in terminals if int(idx.rel_group[r]) == group or int(idx.rel_group[r]) in keep]
+                chosen, tree, unjoined = self.complete_joins(ev, group, terminals, keep)
         columns = self._ground(ev, chosen, set(terminals), tree)
         return terminals, chosen, columns, tree, unjoined
 
@@ -275,18 +318,23 @@ class Linker:
         current = in_group[~idx.rel_superseded[in_group]]
         return in_group, (current if len(current) else in_group)
 
-    def complete_joins(self, ev: Evidence, group: int, terminals: list[int]) -> tuple[list[int], list[int], list[int]]:
+    def complete_joins(self, ev: Evidence, group: int, terminals: list[int], spans: Sequence[int] = ()) \
+            -> tuple[list[int], list[int], list[int]]:
         """Terminals plus the bridge relations of a near-minimal join tree, the tree's edges, and
-        the terminals it could not join. Bridges the question scores well cost less to enter;
-        superseded relations keep the default cost of 1 (used only when nothing else joins)."""
-        _, rels = self._group_relations(group)
+        the terminals it could not join. Only the relations of `group` and of the spanned units
+        are searched, and a link between two units only at `span_confidence` or above. Bridges
+        the question scores well cost less to enter; superseded relations keep the default cost
+        of 1 (used only when nothing else joins)."""
+        rels = self._pool(group, spans)
         chosen = list(terminals)
         if not len(rels):
             return chosen, [], []
         scores = ev.rel[rels].astype(np.float64)
         lo, hi = float(scores.min()), float(scores.max())
         node_cost = dict(zip(rels.tolist(), (BRIDGE_COST_SPAN * (1.0 - (scores - lo) / max(hi - lo, 1e-6))).tolist()))
-        tree, unjoined = self.index.graph.steiner_tree(terminals, node_cost, self.settings.max_path_cost)
+        tree, unjoined = self.index.graph.steiner_tree(terminals, node_cost, self.settings.max_path_cost,
+                                                       units=[group, *spans],
+                                                       min_cross_confidence=self.settings.span_confidence)
         for e in tree:
             for n in self.index.graph.endpoints(e):
                 if n not in chosen:
@@ -375,8 +423,11 @@ class Linker:
             return answer
         unsure = len(candidates) > 1 and candidates[1].score >= self.settings.unsure_ratio * candidates[0].score
         picked = run.select(candidates[0].group) if run is not None else None
-        terminals, chosen, columns, tree, unjoined = picked or self.select(ev, candidates[0].group)
+        spans = self.span_units(candidates)
+        terminals, chosen, columns, tree, unjoined = picked or self.select(ev, candidates[0].group, spans)
         answer = self._answer(id, question, hint, candidates, unsure, ev, terminals, chosen, columns, tree, unjoined)
+        used = {int(self.index.rel_group[r]) for r in chosen} - {candidates[0].group}
+        answer.spans = [c for c in candidates if c.group in used]
         answer.scores = ev.col
         if run is not None:
             run.finish(answer)

@@ -114,10 +114,10 @@ class Renderer:
             cost = self._rel_cost[r] = count_line(self.header(r)) + 1
         return cost
 
-    def _best_columns(self, group: int, col_scores: np.ndarray, limit: int) -> list[int]:
-        """The group's columns outside superseded layers, best score first (ties in column
-        order), cut to the `limit` best: no more lines than that can fit the budget left."""
-        cols = np.flatnonzero((self.index.col_group == group) & ~self._superseded_col)
+    def _best_columns(self, groups: list[int], col_scores: np.ndarray, limit: int) -> list[int]:
+        """The columns of the answer's units outside superseded layers, best score first (ties in
+        column order), cut to the `limit` best: no more lines than that can fit the budget left."""
+        cols = np.flatnonzero(np.isin(self.index.col_group, groups) & ~self._superseded_col)
         return best_first(cols, np.asarray(col_scores)[cols], limit)
 
     def _columns_of(self, r: int) -> range:
@@ -186,7 +186,8 @@ class Renderer:
             text = self._assemble(frame, slot, [])
             return Rendered(text, count_tokens(text), "linked")
         join_lines = [f"JOIN {j.on}" for j in answer.joins]
-        group_rels = [int(r) for r in np.flatnonzero(idx.rel_group == group.group)]
+        units = [group.group] + [c.group for c in answer.spans]
+        group_rels = [int(r) for r in np.flatnonzero(np.isin(idx.rel_group, units))]
         # Whole group schema, if it fits (costed line by line, stopping once it cannot).
         full_cost = fixed + sum(count_line(line) + 1 for line in join_lines)
         for r in group_rels:
@@ -224,7 +225,7 @@ class Renderer:
         fill += [c.column for p in answer.relations if p.relation not in chosen_cols for c in p.columns]
         if col_scores is not None:
             # Filling by score skips superseded layers (raw copies of a model's columns).
-            fill += self._best_columns(group.group, col_scores, (budget - used) // MIN_LINE_TOKENS + 1)
+            fill += self._best_columns(units, col_scores, (budget - used) // MIN_LINE_TOKENS + 1)
         seen = {c for cols in chosen_cols.values() for c in cols}
         for c in fill:
             if c in seen:

@@ -1,7 +1,8 @@
 """Turn a Spider/BIRD-style benchmark into a dbt-duckdb project: one schema per database, every
 table a dbt source with its columns, descriptions (BIRD description CSVs; Spider's natural-language
 column names where they add something) and its declared foreign keys as `relationships` tests,
-so they reach the index as declared links through the manifest like any project's.
+so they reach the index as declared links through the manifest like any project's (or, for the
+user path, no tests at all: `dbt-schema-link link` infers the joins).
 
 Data is copied from the SQLite files into one DuckDB file with Python's sqlite3 and DuckDB's
 `read_csv` (no DuckDB extension needed); a database without a data file gets empty tables.
@@ -33,6 +34,11 @@ class TableSpec:
     primary_key: list[str] = field(default_factory=list)
     descriptions: dict[str, str] = field(default_factory=dict)  # lower column → text
     description: str = ""
+    # lower column → its name in the source database, for variants that rename columns
+    source_names: dict[str, str] = field(default_factory=dict)
+
+    def source_name(self, column: str) -> str:
+        return self.source_names.get(column.lower(), column)
 
 
 @dataclass
@@ -42,9 +48,15 @@ class DatabaseSpec:
     foreign_keys: list[tuple[str, str, str, str]]  # child table, child column, parent table, parent column
     sqlite_path: Path | None = None
 
-    def schema_map(self) -> dict[str, dict[str, str]]:
-        """{table: {column: type}} lower-cased, for sqlglot."""
-        return {t.name.lower(): {c[0].lower(): c[2] for c in t.columns} for t in self.tables}
+    def schema_map(self, source: bool = False) -> dict[str, dict[str, str]]:
+        """{table: {column: type}} lower-cased, for sqlglot; `source`: the columns' names in the
+        source database (what the benchmark's gold SQL uses), where a variant renamed them."""
+        return {t.name.lower(): {(t.source_name(c[0]) if source else c[0]).lower(): c[2] for c in t.columns}
+                for t in self.tables}
+
+    def renamed(self) -> dict[tuple[str, str], str]:
+        """(table, source column) → column, lower case, for the columns a variant renamed."""
+        return {(t.name.lower(), src.lower()): new for t in self.tables for new, src in t.source_names.items()}
 
 
 def read_tables_json(path: Path, database_dir: Path | None = None) -> list[DatabaseSpec]:
@@ -163,20 +175,20 @@ def load_duckdb(specs: Sequence[DatabaseSpec], duckdb_path: Path) -> None:
                         if real_table:
                             for row in src.execute(f"PRAGMA table_info({_q(real_table)})"):
                                 decls[row[1].lower()] = row[2]
-                    cols = [(c, _duck_type(decls.get(c.lower()), t)) for c, _, t in table.columns]
+                    cols = [(c, _duck_type(decls.get(table.source_name(c).lower()), t)) for c, _, t in table.columns]
                     target = f"{_q(spec.db_id)}.{_q(table.name)}"
                     ddl = ", ".join(f"{_q(c)} {t}" for c, t in cols)
                     con.execute(f"CREATE TABLE {target} ({ddl})")
                     if real_table is None:
                         continue
-                    present = [c for c, _ in cols if c.lower() in decls]
+                    present = [c for c, _ in cols if table.source_name(c).lower() in decls]
                     if not present:
                         continue
                     csv_path = Path(tmp) / "t.csv"
                     with csv_path.open("w", newline="", encoding="utf-8") as handle:
                         writer = csv.writer(handle)
                         writer.writerow([f"c{i}" for i in range(len(present))])
-                        select = ", ".join(_q(c) for c in present)
+                        select = ", ".join(_q(table.source_name(c)) for c in present)
                         for row in src.execute(f"SELECT {select} FROM {_q(real_table)}"):
                             writer.writerow(["\\N" if v is None else v for v in row])
                     types = dict(cols)
@@ -192,7 +204,7 @@ def load_duckdb(specs: Sequence[DatabaseSpec], duckdb_path: Path) -> None:
         con.close()
 
 
-def _source_yaml(spec: DatabaseSpec, arguments_style: bool) -> dict:
+def _source_yaml(spec: DatabaseSpec, arguments_style: bool, declared_tests: bool = True) -> dict:
     fks: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for ct, cc, pt, pc in spec.foreign_keys:
         fks.setdefault((ct.lower(), cc.lower()), []).append((pt, pc))
@@ -209,7 +221,7 @@ def _source_yaml(spec: DatabaseSpec, arguments_style: bool) -> dict:
             for pt, pc in fks.get((table.name.lower(), col.lower()), []):
                 args = {"to": f"source('{spec.db_id}', '{pt}')", "field": pc}
                 tests.append({"relationships": {"arguments": args} if arguments_style else args})
-            if tests:
+            if tests and declared_tests:
                 entry["data_tests"] = tests
             if re.search(r"[^A-Za-z0-9_]", col) or col[:1].isdigit():
                 entry["quote"] = True
@@ -222,8 +234,10 @@ def _source_yaml(spec: DatabaseSpec, arguments_style: bool) -> dict:
 
 
 def write_project(specs: Sequence[DatabaseSpec], out_dir: Path, project_name: str, dbt_version: str,
-                  load_data: bool = True, package_dir: Path | None = None) -> Path:
-    """Write the dbt project (and its DuckDB warehouse) to `out_dir`; returns the project dir."""
+                  load_data: bool = True, package_dir: Path | None = None, declared_tests: bool = True) -> Path:
+    """Write the dbt project (and its DuckDB warehouse) to `out_dir`; returns the project dir.
+    Without `declared_tests` the sources carry no tests at all (no keys, no relationships): what
+    a team has before `dbt-schema-link link` infers the joins."""
     out_dir = Path(out_dir)
     (out_dir / "models").mkdir(parents=True, exist_ok=True)
     duck = out_dir / "warehouse.duckdb"
@@ -238,7 +252,7 @@ def write_project(specs: Sequence[DatabaseSpec], out_dir: Path, project_name: st
     if package_dir is not None:
         (out_dir / "packages.yml").write_text(yaml.safe_dump({"packages": [{"local": str(package_dir)}]}), encoding="utf-8")
     for spec in specs:
-        doc = {"version": 2, "sources": [_source_yaml(spec, arguments_style)]}
+        doc = {"version": 2, "sources": [_source_yaml(spec, arguments_style, declared_tests)]}
         (out_dir / "models" / f"{spec.db_id}.yml").write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True),
                                                               encoding="utf-8")
     if load_data:

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -24,12 +25,19 @@ from dbt_schema_link.linker.evaluation.convert import (
     write_project,
 )
 from dbt_schema_link.linker.evaluation.gold import gold_columns
-from dbt_schema_link.linker.evaluation.metrics import QuestionResult, Summary, summarize
+from dbt_schema_link.linker.evaluation.metrics import QuestionResult, Summary, summarize  # noqa: F401 (re-exported)
 from dbt_schema_link.linker.service import LinkSession
 from dbt_schema_link.profiling.options import ProfileOptions
 
 Progress = Callable[[str], None]
 REPO = Path(__file__).resolve().parents[3]
+
+
+class JoinSource(str, Enum):
+    """Where the index's join graph comes from."""
+
+    DECLARED = "declared"  # the benchmark's FKs written as relationships tests (a perfect graph)
+    INFERRED = "inferred"  # the user path: sources without tests, `dbt-schema-link link` infers joins
 
 
 @dataclass
@@ -97,14 +105,17 @@ def bird_benchmark(data_dir: Path, db: str = "superhero", hints: bool = True) ->
 
 
 def prepare_project(bench: Benchmark, work_dir: Path, reuse: bool = True, progress: Progress | None = None,
-                    profile: ProfileOptions | None = None) -> Path:
-    """Write the dbt project for a benchmark and generate its manifest + catalog; with `profile`,
-    also profile it in the warehouse through the product (`dbt-schema-link profile`), which gives
-    the index its sample values."""
+                    profile: ProfileOptions | None = None, joins: JoinSource = JoinSource.DECLARED) -> Path:
+    """Write the dbt project for a benchmark and generate its manifest + catalog.
+
+    DECLARED: FKs as relationships tests; with `profile`, also profiled through the product
+    (`dbt-schema-link profile`), which gives the index its sample values.
+    INFERRED: the path the README gives users: sources without tests, then `dbt-schema-link link`
+    (its own profiling with default options, inference, verification) writes links.json."""
     out = Path(work_dir)
     marker = out / ".prepared.json"
-    digest = json.dumps({"dbs": sorted(s.db_id for s in bench.specs), "v": 3,
-                         "profile": profile.macro_args() if profile else None,
+    digest = json.dumps({"dbs": sorted(s.db_id for s in bench.specs), "v": 4, "joins": joins.value,
+                         "profile": profile.macro_args() if profile and joins is JoinSource.DECLARED else None,
                          "desc": sorted((s.db_id, t.name, sorted(t.descriptions.items()))
                                         for s in bench.specs for t in s.tables)}, sort_keys=True, default=str)
     if reuse and marker.exists() and marker.read_text(encoding="utf-8") == digest \
@@ -113,12 +124,15 @@ def prepare_project(bench: Benchmark, work_dir: Path, reuse: bool = True, progre
     if out.exists():
         shutil.rmtree(out)
     t = time.perf_counter()
+    inferred = joins is JoinSource.INFERRED
     write_project(bench.specs, out, project_name=f"eval_{bench.name.split('_')[0]}", dbt_version=dbt_version(),
-                  package_dir=REPO if profile else None)
-    if profile is not None:
+                  package_dir=REPO if (profile or inferred) else None, declared_tests=not inferred)
+    if profile is not None or inferred:
         run_dbt(out, "deps")
     run_dbt(out, "docs", "generate")
-    if profile is not None:
+    if inferred:
+        run_link(out)
+    elif profile is not None:
         from dbt_schema_link import api
         from dbt_schema_link.dbt_runner import DbtInvocation
         from dbt_schema_link.project_config import locate
@@ -132,8 +146,21 @@ def prepare_project(bench: Benchmark, work_dir: Path, reuse: bool = True, progre
                                   f"{run.profiles.failures[0].message}")
     marker.write_text(digest, encoding="utf-8")
     if progress:
-        progress(f"{bench.name}: dbt project with {len(bench.specs)} schema(s) ready in {time.perf_counter() - t:.1f}s")
+        progress(f"{bench.name} ({joins.value}): dbt project with {len(bench.specs)} schema(s) ready in "
+                 f"{time.perf_counter() - t:.1f}s")
     return out
+
+
+def run_link(project_dir: Path) -> None:
+    """`dbt-schema-link link` exactly as a user runs it (default settings), through the CLI."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DBT_")}
+    env.update({"DBT_SEND_ANONYMOUS_USAGE_STATS": "false", "DO_NOT_TRACK": "1"})
+    cmd = [sys.executable, "-m", "dbt_schema_link", "link", "--project-dir", str(project_dir),
+           "--profiles-dir", str(project_dir), "--format", "json", "--quiet"]
+    res = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=project_dir)
+    if res.returncode != 0:
+        tail = res.stderr.strip().splitlines()[-8:]
+        raise SchemaLinkError(f"`dbt-schema-link link` failed in {project_dir}: " + " | ".join(tail))
 
 
 def evaluate(session: LinkSession, bench: Benchmark, restrict_db: bool, name: str | None = None,
@@ -144,7 +171,11 @@ def evaluate(session: LinkSession, bench: Benchmark, restrict_db: bool, name: st
     for q in bench.questions:
         if dbs is not None and q.db not in dbs:
             continue
-        gold = gold_columns(q.sql, specs[q.db].schema_map())
+        spec = specs[q.db]
+        gold = gold_columns(q.sql, spec.schema_map(source=True))
+        renamed = spec.renamed()
+        if renamed:  # a variant renamed columns: the gold SQL names them as the source does
+            gold.columns = {(t, renamed.get((t, c), c)) for t, c in gold.columns}
         if not gold.ok or (not gold.tables):
             unresolved += 1
             continue
@@ -160,7 +191,7 @@ def evaluate(session: LinkSession, bench: Benchmark, restrict_db: bool, name: st
             predicted_columns=ans.column_names(),
             predicted_tables={r.name.lower() for r in ans.relations},
             predicted_db=ans.group.schema if ans.group else None,
-            latency_ms=ans.latency_ms, tokens=ans.tokens,
+            latency_ms=ans.latency_ms, tokens=ans.tokens, spans=len(ans.spans),
         ))
     summary = summarize(name or bench.name, results, unresolved, partial, localization=not restrict_db)
     return summary, results

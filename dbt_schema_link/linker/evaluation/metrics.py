@@ -19,6 +19,7 @@ class QuestionResult:
     predicted_db: str | None
     latency_ms: float
     tokens: int = 0
+    spans: int = 0  # other units the answer uses besides its own
 
     @property
     def strict(self) -> bool:
@@ -94,4 +95,5 @@ def summarize(name: str, results: list[QuestionResult], unresolved: int, partial
         latency_p50=float(np.percentile(lat, 50)),
         latency_p95=float(np.percentile(lat, 95)),
         mean_tokens=float(np.mean([r.tokens for r in results])),
+        extra={"spanned": int(sum(1 for r in results if r.spans))},
     )
