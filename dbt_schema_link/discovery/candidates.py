@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from enum import Flag, auto
 
 from dbt_schema_link.discovery.features import ColInfo, Features, RelInfo
-from dbt_schema_link.discovery.names import affixes
+from dbt_schema_link.discovery.names import affixes, initialisms
 from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.sqlfacts import SqlJoin
 from dbt_schema_link.discovery.types import TypeFamily
@@ -32,6 +32,8 @@ LOOKUP_CAP = 50
 #: An affix (prefix/suffix of a relation name) shared by more relations than this is too common
 #: to suggest anything.
 AFFIX_CAP = 8
+#: Most relations sharing a first and last letter that are tested as a subsequence abbreviation.
+ENDS_CAP = 64
 
 
 class Source(Flag):
@@ -73,6 +75,8 @@ class NameIndex:
     by_relation_key: dict[str, list[RelInfo]] = field(default_factory=dict)
     by_key_head: dict[str, list[ColInfo]] = field(default_factory=dict)
     by_affix: dict[str, list[RelInfo]] = field(default_factory=dict)
+    by_initialism: dict[str, list[RelInfo]] = field(default_factory=dict)
+    by_ends: dict[tuple[str, str], list[RelInfo]] = field(default_factory=dict)  # first, last letter
     people: list[RelInfo] = field(default_factory=list)
 
 
@@ -92,6 +96,16 @@ def build_name_index(features: Features) -> NameIndex:
                 seen_affixes.update(affixes(key))
         for affix in seen_affixes:
             index.by_affix.setdefault(affix, []).append(rel)
+        seen_short: set[str] = set()
+        ends: set[tuple[str, str]] = set()
+        for key, weight in rel.names.keys.items():
+            if weight >= 0.9:
+                seen_short.update(initialisms(rel.names.key_words.get(key, (key,))))
+                ends.add((key[0], key[-1]))
+        for short in seen_short:
+            index.by_initialism.setdefault(short, []).append(rel)
+        for end in ends:
+            index.by_ends.setdefault(end, []).append(rel)
         for c in rel.key_columns:
             if not c.parts.generic:
                 index.by_key_head.setdefault(c.parts.head_key, []).append(c)
@@ -135,6 +149,18 @@ def name_candidates(child: ColInfo, index: NameIndex, limit: int) -> list[ColInf
             if len(rels) <= AFFIX_CAP:
                 for rel in rels:
                     add(rel.key_columns, gw * 0.5)
+        if not hits and len(gram) >= 2 and parts.keyness >= 0.6:
+            # abbreviations: initialisms (hdemo, cr) and shortened words (qty, mgr)
+            rels = index.by_initialism.get(gram, ())
+            if len(rels) <= AFFIX_CAP:
+                for rel in rels:
+                    add(rel.key_columns, gw * 0.5)
+            if len(gram) >= 3:
+                ends = index.by_ends.get((gram[0], gram[-1]), ())
+                if len(ends) <= ENDS_CAP:
+                    for rel in ends:
+                        if rel.names.abbreviation(gram)[0]:
+                            add(rel.key_columns, gw * 0.4)
     if parts.role is not None:
         for rel in index.people[:LOOKUP_CAP]:
             add(rel.key_columns, 0.6 * rel.names.people)

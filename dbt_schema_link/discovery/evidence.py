@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from dbt_schema_link.discovery.features import ColInfo
-from dbt_schema_link.discovery.names import Role, affix_similarity, fuzzy_similarity
+from dbt_schema_link.discovery.features import ColInfo, unrelated_sources
+from dbt_schema_link.discovery.names import MEASURE_WORDS, Role, affix_similarity, fuzzy_similarity
 from dbt_schema_link.discovery.records import Evidence, Signal, Trap
 from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.sqlfacts import SqlJoin
@@ -108,6 +108,12 @@ def relation_match(child: ColInfo, parent: ColInfo | None) -> tuple[float, float
             pattern = gw * tw
             via = f"key name {parent.ref.column!r}" if gram == key_head and gram not in rel.names.keys else \
                 f"relation {rel.relation.short_name!r}"
+        elif not tw and cp.keyness >= 0.6 and gram not in MEASURE_WORDS:
+            # only a key-like name may abbreviate (cust_id ~ customer; discount_pct is no product)
+            abbr, key = rel.names.abbreviation(gram)  # cust ~ customer, hdemo ~ household_demographics
+            if abbr and gw * abbr > pattern:
+                pattern = gw * abbr
+                via = f"relation {rel.relation.short_name!r} ({gram} abbreviates {key})"
         if len(gram) < 3:
             continue
         for key, kw in fuzzy_targets.items():
@@ -277,7 +283,17 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
             and parent.distinct <= settings.enum_max_distinct):
         return Trap.SHARED_ENUM, (f"both are tiny enums ({child.distinct} and {parent.distinct} values) "
                                   f"and {parent.label} is not its relation's key")
-    if named or joined:
+    if joined:
+        return None
+    if unrelated_sources(child.rel, parent.rel) and settings.cross_source_strictness > 0:
+        # same-named small ids of two databases agree by numbering, not by reference
+        surprise = _surprise(child, parent)
+        if not named or surprise < settings.nameless_min_surprise:
+            return Trap.CROSS_SOURCE, (
+                f"{child.label} and {parent.label} come from unrelated sources and "
+                + ("no name says they join" if not named else
+                   f"their values would match by chance (chance ~1e-{surprise:.1f})"))
+    if named:
         return None
     # value-only: chance must not explain the overlap
     if child.family not in _NAMELESS_FAMILIES or parent.family not in _NAMELESS_FAMILIES:
@@ -287,11 +303,7 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
     if child.parts.measure:
         return Trap.MEASURE, f"{child.label} is a quantity whose values fall inside a key range"
     if child.has_values and parent.has_values:
-        prof = child.profile
-        surprise = value_space_surprise(
-            child.distinct, prof.min_len, prof.max_len, parent.distinct,
-            numeric=child.numeric_values or parent.numeric_values,
-        )
+        surprise = _surprise(child, parent)
         big = child.distinct >= settings.nameless_min_child_distinct
         if not big and surprise < settings.nameless_min_surprise:
             return Trap.SMALL_SUBSET, (
@@ -304,3 +316,22 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
                 f"says which one it references"
             )
     return None
+
+
+def _surprise(child: ColInfo, parent: ColInfo) -> float:
+    """``value_space_surprise`` of the child's values inside the parent's (0 without values)."""
+    if not (child.has_values and parent.has_values):
+        return 0.0
+    prof = child.profile
+    return value_space_surprise(child.distinct, prof.min_len, prof.max_len, parent.distinct,
+                                numeric=child.numeric_values or parent.numeric_values)
+
+
+def cross_source_evidence(child: ColInfo, parent: ColInfo, settings: DiscoverySettings) -> Evidence | None:
+    """Against a pair whose relations come from unrelated sources (see ``features.relation_origins``)."""
+    if settings.cross_source_strictness <= 0 or not unrelated_sources(child.rel, parent.rel):
+        return None
+    return Evidence(Signal.CROSS_SOURCE, -settings.cross_source_strictness,
+                    f"{child.rel.relation.short_name!r} and {parent.rel.relation.short_name!r} come from "
+                    f"unrelated sources ({', '.join(sorted(child.rel.origins))} / "
+                    f"{', '.join(sorted(parent.rel.origins))})")

@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dbt_schema_link.artifacts.records import ColumnRef, Project, Relation, ResourceType
-from dbt_schema_link.discovery.names import NameParts, RelationNames, analyse_column, analyse_relation
+from dbt_schema_link.discovery.names import (
+    NameParts, RelationNames, Vocabulary, analyse_column, analyse_relation, strip_table_prefix, table_column_prefix,
+)
 from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.types import TypeFamily, family_of
 from dbt_schema_link.profiling.records import ColumnProfile, ProfileSet, RelationProfile
@@ -26,6 +28,7 @@ class RelInfo:
     profile: RelationProfile | None
     has_data: bool  # profiled and at least one row
     depth: int  # DAG depth: sources/seeds 0, a model 1 + its deepest parent
+    origins: frozenset[str] = frozenset()  # the sources (or seed/model roots) it derives from
     columns: list[ColInfo] = field(default_factory=list)
     key_columns: list[ColInfo] = field(default_factory=list)  # its primary-key candidates
 
@@ -87,22 +90,29 @@ class Features:
 
 def build_features(project: Project, profiles: ProfileSet | None, settings: DiscoverySettings) -> Features:
     depths = relation_depths(project)
+    origins = relation_origins(project, depths)
     use_values = settings.use_values and profiles is not None
     k = profiles.k if use_values and profiles else 0
     relations: dict[str, RelInfo] = {}
     columns: list[ColInfo] = []
-    for uid in sorted(project.relations):
+    enabled = [uid for uid in sorted(project.relations) if project.relations[uid].enabled]
+    rel_names = {uid: analyse_relation(_relation_names(project.relations[uid]), settings.table_prefixes)
+                 for uid in enabled}
+    # the words relation names use: they tell a glued "orderid" from a word like "valid"
+    vocabulary = Vocabulary(key for names in rel_names.values() for key in names.keys)
+    for uid in enabled:
         rel = project.relations[uid]
-        if not rel.enabled:
-            continue
         prof = profiles.relations.get(uid) if use_values and profiles else None
-        names = analyse_relation(_relation_names(rel), settings.table_prefixes)
+        names = rel_names[uid]
         info = RelInfo(
             uid=uid, relation=rel, names=names, profile=prof,
             has_data=prof is not None and prof.row_count > 0, depth=depths.get(uid, 0),
+            origins=origins.get(uid, frozenset()),
         )
         relations[uid] = info
-        for position, col in enumerate(sorted(rel.columns.values(), key=lambda c: (c.index, c.name.lower()))):
+        ordered = sorted(rel.columns.values(), key=lambda c: (c.index, c.name.lower()))
+        prefix = table_column_prefix(list(names.key_words.values()), [c.name for c in ordered])
+        for position, col in enumerate(ordered):
             cprof = prof.column(col.name) if prof is not None else None
             if cprof is not None and (cprof.skipped or not info.has_data):
                 cprof = None
@@ -115,7 +125,7 @@ def build_features(project: Project, profiles: ProfileSet | None, settings: Disc
                     borrowed[list(cprof.minhash_borrowed)] = True
             ci = ColInfo(
                 ref=ColumnRef(uid, col.name), rel=info, position=position,
-                parts=analyse_column(col.name), family=family, profile=cprof, signature=sig,
+                parts=analyse_column(strip_table_prefix(col.name, prefix), vocabulary), family=family, profile=cprof, signature=sig,
                 borrowed=borrowed,
             )
             info.columns.append(ci)
@@ -160,7 +170,21 @@ def _classify_columns(info: RelInfo, settings: DiscoverySettings) -> None:
         ci.pk_score = _pk_score(ci)
     best = max((c.pk_score for c in info.columns), default=0.0)
     if best >= 0.5:
-        info.key_columns = [c for c in info.columns if c.pk_score >= best - 0.05 and c.pk_score >= 0.5]
+        # a key found from values alone does not hide a column whose name says "key"
+        named = best < DATA_KEY_FIRST + 0.05
+        info.key_columns = [c for c in info.columns if c.pk_score >= 0.5 and (
+            c.pk_score >= best - 0.05 or (named and c.parts.keyness >= 0.6 and c.unique))]
+
+
+#: Families a key may come in (decimals, booleans and blobs are not keys).
+KEY_FAMILIES = frozenset({TypeFamily.INTEGER, TypeFamily.TEXT, TypeFamily.UUID, TypeFamily.TEMPORAL,
+                          TypeFamily.UNKNOWN})
+#: Key score of a unique, non-null column whose name says nothing: first column / elsewhere
+#: (below 0.5 a column is no table key, so only a first column becomes one by values alone).
+DATA_KEY_FIRST = 0.75
+DATA_KEY_OTHER = 0.45
+#: ``RelationNames.abbreviation`` score from which a key name's head names its own relation.
+ABBREVIATION_MIN = 0.75
 
 
 def _pk_score(ci: ColInfo) -> float:
@@ -179,7 +203,8 @@ def _pk_score(ci: ColInfo) -> float:
             score = 0.95 if first else 0.85
         elif parts.head_key in names.keys and names.keys[parts.head_key] >= 0.9:
             score = 0.95
-        elif names.abbreviates(parts.head_key) or parts.head_key in names.keys:
+        elif (names.abbreviates(parts.head_key) or parts.head_key in names.keys
+              or names.abbreviation(parts.head_key)[0] >= ABBREVIATION_MIN):
             score = 0.85
         elif parts.role is not None:
             score = 0.1  # created_by, manager_id: references to other rows
@@ -187,6 +212,10 @@ def _pk_score(ci: ColInfo) -> float:
             score = 0.8
         else:
             score = 0.5
+    elif ci.unique and ci.family in KEY_FAMILIES and parts.role is None and not parts.measure:
+        # keys from values: unique and non-null in a family keys come in (ssn, uid, name,
+        # calendar_date); the first column is the usual place of a table's key
+        score = DATA_KEY_FIRST if first else DATA_KEY_OTHER
     elif first and parts.role is None and not parts.measure:
         score = 0.4
     else:
@@ -222,10 +251,7 @@ def _is_number(text: str) -> bool:
 
 def relation_depths(project: Project) -> dict[str, int]:
     """DAG depth of each relation (sources/seeds 0), iteratively (no recursion limit)."""
-    parents: dict[str, list[str]] = {}
-    for uid, rel in project.relations.items():
-        ps = project.parent_map.get(uid) if project.parent_map else None
-        parents[uid] = [p for p in (ps if ps is not None else rel.depends_on) if p in project.relations]
+    parents = _parents(project)
     depth: dict[str, int] = {}
     for start in sorted(project.relations):
         if start in depth:
@@ -246,3 +272,35 @@ def relation_depths(project: Project) -> dict[str, int]:
                 if p not in depth and p not in on_path:
                     stack.append((p, False))
     return depth
+
+
+def _parents(project: Project) -> dict[str, list[str]]:
+    parents: dict[str, list[str]] = {}
+    for uid, rel in project.relations.items():
+        ps = project.parent_map.get(uid) if project.parent_map else None
+        parents[uid] = [p for p in (ps if ps is not None else rel.depends_on) if p in project.relations]
+    return parents
+
+
+def relation_origins(project: Project, depths: dict[str, int]) -> dict[str, frozenset[str]]:
+    """Where each relation's data comes from: a source relation its schema (one database or
+    system), a seed its project's seeds, a model the union of its parents' origins (its own name
+    when it has none). Two relations with no origin in common are unrelated sources."""
+    parents = _parents(project)
+    out: dict[str, frozenset[str]] = {}
+    for uid in sorted(project.relations, key=lambda u: (depths.get(u, 0), u)):
+        rel = project.relations[uid]
+        if rel.resource_type is ResourceType.SOURCE:
+            # two dbt sources over one schema are one system; different schemas are not
+            where = f"{rel.database or ''}.{rel.schema}" if rel.schema else rel.name.split(".")[0]
+            out[uid] = frozenset({f"source:{where}".lower()})
+        elif rel.resource_type is ResourceType.SEED:
+            out[uid] = frozenset({f"seed:{rel.package_name}"})
+        else:
+            found = frozenset().union(*(out.get(p, frozenset()) for p in parents[uid]))
+            out[uid] = found or frozenset({f"{rel.resource_type.value}:{rel.package_name}"})
+    return out
+
+
+def unrelated_sources(a: RelInfo, b: RelInfo) -> bool:
+    return bool(a.origins) and bool(b.origins) and a.origins.isdisjoint(b.origins)

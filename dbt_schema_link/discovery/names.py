@@ -8,8 +8,10 @@ Everything here works on normalized *keys*: singular lower-case tokens joined wi
 
 from __future__ import annotations
 
+import bisect
 import re
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from enum import Enum
 
 from rapidfuzz import fuzz
@@ -23,7 +25,7 @@ KEY_SUFFIXES: dict[str, float] = {
     "number": 0.6,
 }
 #: Leading tokens marking a foreign key (``fk_customer``).
-KEY_PREFIXES = frozenset({"fk", "id"})
+KEY_PREFIXES = frozenset({"fk", "pk", "id"})
 #: Bare key names that carry no entity (``id`` in every table is not evidence of a join).
 GENERIC_KEYS = frozenset(KEY_SUFFIXES) | {"pkey", "oid", "rowid"}
 
@@ -168,8 +170,23 @@ class NameParts:
 PREPOSITIONS = frozenset({"by", "to", "of", "in", "on", "at", "for", "the", "a", "via", "from", "with"})
 
 
-def analyse_column(name: str) -> NameParts:
-    toks = tokens(name)
+#: Leading type tags of Hungarian notation (``str_name``, ``int_customer_id``): not words.
+TYPE_TAG_PREFIXES = frozenset({
+    "int", "str", "txt", "dt", "dtm", "dbl", "flt", "dec", "bln", "bool", "chr", "vch", "lng", "cur",
+})
+
+
+def analyse_column(name: str, known: Callable[[str], bool] | None = None) -> NameParts:
+    """``known`` says whether a word is one the project's relation names use (or abbreviate):
+    it lets ``orderid`` split into ``order`` + ``id`` without splitting ``valid``."""
+    toks = list(tokens(name))
+    if len(toks) > 1 and toks[0] in TYPE_TAG_PREFIXES:
+        toks = toks[1:]
+    if toks and toks[-1] not in KEY_SUFFIXES:
+        glued = split_glued(toks[-1], known)
+        if glued is not None:
+            toks[-1:] = [singular(glued[0]), glued[1]]
+    toks = tuple(toks)
     key_suffix: str | None = None
     head = list(toks)
     keyness = 0.0
@@ -225,6 +242,7 @@ class RelationNames:
     main: str  # the full stem key ("ordersitem" -> "orderitem")
     keys: dict[str, float]
     people: float  # 0..1: how much this is a table of people
+    key_words: dict[str, tuple[str, ...]] = field(default_factory=dict)  # each key's words
 
     def abbreviates(self, head_key: str) -> bool:
         """``cont`` (ContId) abbreviates ``continent``; ``stu`` (StuID) ``student``."""
@@ -232,10 +250,21 @@ class RelationNames:
             return False
         return any(k.startswith(head_key) for k in self.keys if len(k) > len(head_key))
 
+    def abbreviation(self, head_key: str) -> tuple[float, str]:
+        """Best ``abbreviation_score`` of ``head_key`` against this relation's keys, weighted by
+        how much each key names the relation, and the key it abbreviates."""
+        best, via = 0.0, ""
+        for key, weight in self.keys.items():
+            score = abbreviation_score(head_key, self.key_words.get(key, (key,))) * weight
+            if score > best:
+                best, via = score, key
+        return best, via
+
 
 def analyse_relation(names: list[str], prefixes: tuple[str, ...]) -> RelationNames:
     """Name keys of a relation from its names (identifier, node name, ...)."""
     keys: dict[str, float] = {}
+    key_words: dict[str, tuple[str, ...]] = {}
     main = ""
     for raw in names:
         if not raw:
@@ -249,26 +278,29 @@ def analyse_relation(names: list[str], prefixes: tuple[str, ...]) -> RelationNam
             toks = list(tokens(stripped))
             if not toks:
                 continue
-            _add_keys(keys, toks, 1.0)
+            _add_keys(keys, toks, 1.0, key_words)
             if not main:
                 main = concat(toks)
             if len(toks) > 1 and toks[-1] in GENERIC_TABLE_WORDS:
-                _add_keys(keys, toks[:-1], 0.9)
+                _add_keys(keys, toks[:-1], 0.9, key_words)
             if len(toks) > 1 and toks[0] in GENERIC_TABLE_WORDS:
-                _add_keys(keys, toks[1:], 0.9)
+                _add_keys(keys, toks[1:], 0.9, key_words)
     people = 0.0
     for key, weight in keys.items():
         people = max(people, PEOPLE_WORDS.get(key, 0.0) * (1.0 if weight >= 0.9 else 0.8))
-    return RelationNames(main=main, keys=keys, people=people)
+    return RelationNames(main=main, keys=keys, people=people, key_words=key_words)
 
 
-def _add_keys(keys: dict[str, float], toks: list[str], weight: float) -> None:
+def _add_keys(keys: dict[str, float], toks: list[str], weight: float,
+              key_words: dict[str, tuple[str, ...]]) -> None:
     full = concat(toks)
     keys[full] = max(keys.get(full, 0.0), weight)
+    key_words.setdefault(full, tuple(toks))
     for start in range(1, len(toks)):  # trailing n-grams: the head noun ("tv_channel" -> "channel")
         key = concat(toks[start:])
         if len(key) >= 3:
             keys[key] = max(keys.get(key, 0.0), 0.75 * weight)
+            key_words.setdefault(key, tuple(toks[start:]))
 
 
 def _strip_prefix(name: str, prefixes: tuple[str, ...]) -> str:
@@ -305,3 +337,162 @@ def fuzzy_similarity(a: str, b: str) -> float:
     if not a or not b:
         return 0.0
     return fuzz.ratio(a, b) / 100.0
+
+
+# -- conventions that hide the words: glued key suffixes, per-table prefixes, abbreviations ----
+
+#: Key suffixes that may be glued to the entity word (``custkey``, ``orderid``, ``itemsk``); one
+#: splits off only when the rest is a word the project's relation names know (``monkey``,
+#: ``valid`` and ``casino`` stay whole).
+GLUED_SUFFIXES = ("key", "sk", "id", "code", "num", "nbr", "no")
+#: Shortest entity word left after splitting a glued suffix.
+GLUED_MIN_HEAD = 3
+
+
+def split_glued(token: str, known: Callable[[str], bool] | None) -> tuple[str, str] | None:
+    """``custkey`` -> (``cust``, ``key``) when ``known("cust")``; ``None`` when it does not split."""
+    if known is None:
+        return None
+    for suffix in GLUED_SUFFIXES:
+        if token.endswith(suffix) and len(token) - len(suffix) >= GLUED_MIN_HEAD:
+            head = token[: -len(suffix)]
+            if known(head):
+                return head, suffix
+    return None
+
+
+def is_subsequence(short: str, long_: str) -> bool:
+    it = iter(long_)
+    return all(ch in it for ch in short)
+
+
+def abbreviation_score(short: str, words_: tuple[str, ...]) -> float:
+    """How surely ``short`` abbreviates the name made of ``words_`` (0 when it does not), by
+    general rules: a truncation of the whole (``cust`` customer, 0.9), a concatenation of leading
+    pieces of consecutive words from the first (``hdemo`` household_demographics, ``cr``
+    catalog_returns, 0.85), or an ordered subsequence keeping the first and last letters
+    (``qty`` quantity, ``mgr`` manager, 0.75). Two letters count only as an initialism."""
+    whole = concat(words_)
+    if len(short) < 2 or not whole or short == whole or short[0] != whole[0]:
+        return 0.0
+    if len(short) >= 3 and whole.startswith(short):
+        return 0.9
+    if len(words_) > 1 and _pieces(short, words_):
+        return 0.85
+    if len(short) >= 3 and short[-1] == whole[-1] and is_subsequence(short, whole):
+        return 0.75
+    return 0.0
+
+
+def _pieces(short: str, words_: tuple[str, ...]) -> bool:
+    """``short`` is w1[:a] + w2[:b] + ... for consecutive words from the first, each piece
+    non-empty, using at least two words."""
+    def rec(s: str, i: int, used: int) -> bool:
+        if not s:
+            return used >= 2
+        if i >= len(words_):
+            return False
+        w = words_[i]
+        for n in range(min(len(w), len(s)), 0, -1):
+            if w.startswith(s[:n]) and rec(s[n:], i + 1, used + 1):
+                return True
+        return False
+
+    return rec(short, 0, 0)
+
+
+#: A relation's columns share a table prefix when at least this share of them start with the
+#: same leading word and that word abbreviates the relation's name.
+TABLE_PREFIX_MIN_SHARE = 0.6
+#: Table prefixes are short tags (``o``, ``ps``, ``inv``, ``web``); a longer shared word is a name.
+TABLE_PREFIX_MAX_LEN = 4
+
+
+def table_column_prefix(relation_words: list[tuple[str, ...]], column_names: list[str]) -> str | None:
+    """The per-table column prefix (``o`` in orders' ``o_orderkey``, ``o_custkey``; ``ss`` in
+    store_sales), or ``None``: the leading word most columns share, when it abbreviates (or
+    equals) one of the relation's names, and stripping it leaves every such column a name."""
+    if len(column_names) < 2:
+        return None
+    firsts: dict[str, int] = {}
+    for name in column_names:
+        ws = words(name)
+        if len(ws) >= 2:
+            firsts[ws[0]] = firsts.get(ws[0], 0) + 1
+    if not firsts:
+        return None
+    word, count = max(firsts.items(), key=lambda kv: (kv[1], kv[0]))
+    if count < max(2, TABLE_PREFIX_MIN_SHARE * len(column_names)) or len(word) > TABLE_PREFIX_MAX_LEN:
+        return None
+    # an entity word, not a tag: stripping it would leave a bare key (CustomerID, CustomerTypeID)
+    if any(tokens(strip_table_prefix(name, word)) in BARE_KEYS for name in column_names):
+        return None
+    for rw in relation_words:
+        whole = concat(rw)
+        # most columns share it, so a loose test suffices: it spells the name in order
+        if whole and (whole == singular(word) or (word[0] == whole[0] and is_subsequence(word, whole))):
+            return word
+    return None
+
+
+def _bare_keys() -> frozenset[tuple[str, ...]]:
+    return frozenset((k,) for k in GENERIC_KEYS)
+
+
+BARE_KEYS = _bare_keys()
+
+
+def strip_table_prefix(name: str, prefix: str | None) -> str:
+    """The column name without its table prefix (``o_custkey`` -> ``custkey``)."""
+    if not prefix:
+        return name
+    ws = words(name)
+    if len(ws) < 2 or ws[0] != prefix:
+        return name
+    low = name.lower()
+    cut = low.find(prefix) + len(prefix)
+    rest = name[cut:].lstrip("_- .")
+    return rest or name
+
+
+class Vocabulary:
+    """The words a project's relation names use, for ``analyse_column(known=...)``: a word is
+    known when it is a relation-name key or a truncation (3+ letters) of one."""
+
+    def __init__(self, keys: Iterable[str]) -> None:
+        self._keys = sorted(set(k for k in keys if k))
+        self._set = set(self._keys)
+
+    def __call__(self, word: str) -> bool:
+        if word in self._set:
+            return True
+        if len(word) < GLUED_MIN_HEAD:
+            return False
+        i = bisect.bisect_left(self._keys, word)
+        return i < len(self._keys) and self._keys[i].startswith(word)
+
+
+#: Longest piece of a word in a generated initialism, and most words used.
+INITIALISM_PIECE = 4
+INITIALISM_WORDS = 3
+
+
+def initialisms(words_: tuple[str, ...]) -> set[str]:
+    """Every concatenation of leading pieces (1..4 letters) of the first 2..3 consecutive words:
+    the short forms ``abbreviation_score`` accepts as pieces (``hd``, ``hdemo``, ``cr``), so a
+    dictionary can find them."""
+    out: set[str] = set()
+    use = words_[:INITIALISM_WORDS]
+
+    def rec(i: int, acc: str, used: int) -> None:
+        if used >= 2:
+            out.add(acc)
+        if i >= len(use):
+            return
+        w = use[i]
+        for n in range(1, min(len(w), INITIALISM_PIECE) + 1):
+            rec(i + 1, acc + w[:n], used + 1)
+
+    if len(use) >= 2:
+        rec(0, "", 0)
+    return out

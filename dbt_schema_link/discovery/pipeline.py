@@ -17,7 +17,7 @@ from dbt_schema_link.artifacts.records import ColumnRef, LinkOrigin, Project, Re
 from dbt_schema_link.discovery.candidates import Candidate, generate
 from dbt_schema_link.discovery.domains import AnchorRank, PairRank, UnionFind, canonical_pair, choose_anchor
 from dbt_schema_link.discovery.evidence import (
-    Block, ValueFit, cardinality_evidence, containment_estimate, exact_evidence, find_trap,
+    Block, ValueFit, cardinality_evidence, cross_source_evidence, containment_estimate, exact_evidence, find_trap,
     has_name_signal, name_evidence, sql_evidence, type_evidence, value_evidence, values_agree,
 )
 from dbt_schema_link.discovery.features import ColInfo, Features, build_features
@@ -60,13 +60,15 @@ class Scored:
 
 def discover(project: Project, profiles: ProfileSet | None, settings: DiscoverySettings | None = None,
              verify: Verifier | None = None,
-             progress: Callable[[str], None] | None = None) -> LinkSet:
+             progress: Callable[[str], None] | None = None,
+             inspect: Callable[[Sequence[Scored]], None] | None = None) -> LinkSet:
     """Find how the project's relations join.
 
     ``profiles`` (``None``: names, types, SQL and declared links only) come from the
     ``link_schemas`` macro; ``verify`` (``None``: no exact checks) measures exact containment of
     (child, parent) pairs in the warehouse and is called once, with at most
-    ``settings.max_verify_total`` pairs; ``progress`` receives one-line messages. Pure otherwise:
+    ``settings.max_verify_total`` pairs; ``progress`` receives one-line messages; ``inspect``
+    (for calibration and debugging) receives every scored candidate pair once. Pure otherwise:
     the same inputs give the same :class:`LinkSet`. See the module docstring for the stages.
     """
     settings = settings or DiscoverySettings()
@@ -160,6 +162,8 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
     elif verify is None and features.k:
         notes.append("no verifier: value containment is estimated from MinHash signatures only")
 
+    if inspect is not None:
+        inspect(list(scored.values()))
     # -- selection, lineage collapse, domains -----------------------------------------------
     inferred, rejected = _select(scored, settings, lineage_uf)
     lap("selection")
@@ -246,6 +250,9 @@ def _evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEsti
         evidence.append(value_evidence(child, parent, est, settings))
     if exact is not None and exact.child_distinct:
         evidence.append(exact_evidence(child, parent, exact, settings))
+    against = cross_source_evidence(child, parent, settings)
+    if against is not None and not joined:
+        evidence.append(against)
     if not named and not joined and block is None:
         if not parent.is_table_key() or child.rel is parent.rel:
             block = Block.PARENT_NOT_KEY  # value-only links go to another relation's key

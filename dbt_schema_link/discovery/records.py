@@ -37,6 +37,7 @@ class Signal(str, Enum):
     VALUE_CONTAINMENT_ESTIMATE = "value_containment_estimate"
     EXACT_CONTAINMENT = "exact_containment"
     SQL_JOIN = "sql_join"
+    CROSS_SOURCE = "cross_source"  # against: child and parent come from unrelated sources
     DECLARED_TEST = "declared_test"
     DECLARED_CONSTRAINT = "declared_constraint"
     SEMANTIC_ENTITY = "semantic_entity"
@@ -69,6 +70,7 @@ class Trap(str, Enum):
     KEY_TO_KEY = "key_to_key"  # two tables' own keys overlapping by numbering, no names
     MEASURE = "measure"  # a quantity/amount column inside an id range, no names
     VALUE_TYPE = "value_type"  # nameless value link on dates/decimals/booleans
+    CROSS_SOURCE = "cross_source"  # two unrelated sources, and chance or names alone explain it
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ WEIGHTS: dict[Signal, float] = {
     Signal.VALUE_CONTAINMENT_ESTIMATE: 3.0,
     Signal.EXACT_CONTAINMENT: 4.0,
     Signal.SQL_JOIN: 3.5,
+    Signal.CROSS_SOURCE: 4.0,  # strength is -cross_source_strictness
     # declared and lineage links are facts, not scored
     Signal.DECLARED_TEST: 0.0,
     Signal.DECLARED_CONSTRAINT: 0.0,

@@ -62,11 +62,12 @@ class Warehouse:
     def table(self, name: str, columns: dict[str, tuple[str, Sequence]] | None = None, *,
               kind: ResourceType = ResourceType.SOURCE, sql: str | None = None, raw_sql: str | None = None,
               depends_on: Sequence[str] = (), primary_key: Sequence[str] = (), profiled: bool = True,
-              types: dict[str, str] | None = None) -> str:
-        """Add a relation. ``columns``: name -> (warehouse type, values). Returns its unique_id."""
+              types: dict[str, str] | None = None, source: str = "raw") -> str:
+        """Add a relation. ``columns``: name -> (warehouse type, values); a source relation lives
+        in schema ``source`` of the dbt source of that name. Returns its unique_id."""
         columns = columns or {}
         if kind is ResourceType.SOURCE:
-            uid, node_name = f"source.{self.name}.raw.{name}", f"raw.{name}"
+            uid, node_name = f"source.{self.name}.{source}.{name}", f"{source}.{name}"
         else:
             uid, node_name = f"{kind.value}.{self.name}.{name}", name
         cols = {}
@@ -77,7 +78,7 @@ class Warehouse:
             cols.setdefault(col.lower(), Column(name=col, data_type=dtype, index=i))
         self.relations[uid] = Relation(
             unique_id=uid, resource_type=kind, name=node_name, package_name=self.name,
-            database="db", schema="raw" if kind is ResourceType.SOURCE else "main", identifier=name,
+            database="db", schema=source if kind is ResourceType.SOURCE else "main", identifier=name,
             relation_name=f'"db"."{"raw" if kind is ResourceType.SOURCE else "main"}"."{name}"',
             columns=cols, compiled_sql=sql, raw_sql=raw_sql, depends_on=tuple(depends_on),
             primary_key=tuple(primary_key),

@@ -482,3 +482,69 @@ def test_reading_a_links_file_is_versioned_and_tolerant_of_new_settings():
         LinkSet.from_json("{not json")
     with pytest.raises(LinkSetFormatError):
         LinkSet.from_dict({"format": "something/else"})
+
+
+# -- conventions that hide the words, keys from values, unrelated sources ----------------------
+
+def _tpch_like(w, rng, prefixed=True):
+    """Table-prefixed, glued keys (o_custkey -> c_custkey), as in TPC-H."""
+    p = (lambda t, c: f"{t}_{c}") if prefixed else (lambda t, c: c)
+    w.table("customer", {p("c", "custkey"): (INT, ids(60)), p("c", "name"): (TEXT, [f"Cust#{i}" for i in range(60)]),
+                         p("c", "nationkey"): (INT, sample(rng, ids(25), 60))})
+    w.table("nation", {p("n", "nationkey"): (INT, ids(25)), p("n", "name"): (TEXT, [f"N{i}" for i in range(25)])})
+    w.table("orders", {p("o", "orderkey"): (INT, ids(400, 5000)), p("o", "custkey"): (INT, sample(rng, ids(60), 400)),
+                       p("o", "totalprice"): (INT, sample(rng, ids(9000), 400))})
+    w.table("lineitem", {p("l", "orderkey"): (INT, sample(rng, ids(400, 5000), 1500)),
+                         p("l", "linenumber"): (INT, sample(rng, ids(7), 1500)),
+                         p("l", "quantity"): (INT, sample(rng, ids(50), 1500))})
+
+
+@pytest.mark.parametrize("prefixed", [True, False])
+def test_table_prefixed_glued_keys(prefixed):
+    rng = random.Random(3)
+    w = Warehouse()
+    _tpch_like(w, rng, prefixed)
+    links = run(w)
+    c = (lambda t, col: f"{t}_{col}") if prefixed else (lambda t, col: col)
+    assert pairs(links.inferred) == {
+        (f"customer.{c('c', 'nationkey')}", f"nation.{c('n', 'nationkey')}"),
+        (f"orders.{c('o', 'custkey')}", f"customer.{c('c', 'custkey')}"),
+        (f"lineitem.{c('l', 'orderkey')}", f"orders.{c('o', 'orderkey')}"),
+    }
+
+
+def test_abbreviated_relation_names_link():
+    rng = random.Random(4)
+    w = Warehouse()
+    w.table("household_demographics", {"hd_demo_sk": (INT, ids(40)), "hd_buy_potential": (TEXT, [f"b{i % 5}" for i in range(40)])})
+    w.table("customer_address", {"ca_address_sk": (INT, ids(80)), "ca_city": (TEXT, [f"c{i}" for i in range(80)])})
+    w.table("store_sales", {"ss_ticket_number": (INT, ids(500, 100)), "ss_hdemo_sk": (INT, sample(rng, ids(40), 500)),
+                            "ss_addr_sk": (INT, sample(rng, ids(80), 500))})
+    assert pairs(run(w).inferred) == {
+        ("store_sales.ss_hdemo_sk", "household_demographics.hd_demo_sk"),
+        ("store_sales.ss_addr_sk", "customer_address.ca_address_sk"),
+    }
+
+
+def test_unique_first_column_is_a_key_whatever_its_name():
+    rng = random.Random(5)
+    w = Warehouse()
+    names = [f"{a}{b}" for a in "ABCDEFGH" for b in "klmnoprstu"][:60]
+    w.table("artist", {"artist_name": (TEXT, names), "country": (TEXT, sample(rng, ["UK", "US", "FR"], 60))})
+    # a role name that shares no word with the key: only the values (and the key-ness) tell
+    w.table("song", {"song_title": (TEXT, [f"s{i}" for i in range(300)]), "performer": (TEXT, sample(rng, names, 300))})
+    assert pairs(run(w).inferred) == {("song.performer", "artist.artist_name")}
+
+
+def test_small_same_named_ids_do_not_link_unrelated_sources():
+    rng = random.Random(6)
+    w = Warehouse()
+    w.table("singer", {"singer_id": (INT, ids(7)), "name": (TEXT, [f"s{i}" for i in range(7)])}, source="concerts")
+    w.table("singer_in_concert", {"concert_id": (INT, ids(12)), "singer_id": (INT, sample(rng, ids(7), 12))},
+            source="concerts")
+    w.table("song", {"song_id": (INT, ids(30)), "singer_id": (INT, sample(rng, ids(6), 30))}, source="music")
+    links = run(w)
+    assert pairs(links.inferred) == {("singer_in_concert.singer_id", "singer.singer_id")}
+    assert any(r.trap is Trap.CROSS_SOURCE and r.child.column == "singer_id" for r in links.rejected)
+    # the same pair inside one source is a link
+    assert ("song.singer_id", "singer.singer_id") in pairs(run(w, cross_source_strictness=0.0).inferred)

@@ -1,7 +1,8 @@
 import pytest
 
 from dbt_schema_link.discovery.names import (
-    Role, affix_similarity, analyse_column, analyse_relation, singular, tokens,
+    Role, Vocabulary, abbreviation_score, affix_similarity, analyse_column, analyse_relation, initialisms,
+    singular, strip_table_prefix, table_column_prefix, tokens,
 )
 from dbt_schema_link.discovery.types import Compat, TypeFamily, compatibility, family_of
 
@@ -111,3 +112,66 @@ def test_compatibility():
     assert compatibility(B, I) is Compat.NO
     assert compatibility(X, X) is Compat.NO
     assert compatibility(TypeFamily.TEMPORAL, I) is Compat.NO
+
+
+# -- conventions that hide the words ---------------------------------------------------------
+
+def test_glued_key_suffixes_split_only_into_known_words():
+    known = Vocabulary(["customer", "order", "nation"])
+    assert analyse_column("custkey", known).head == ("cust",)  # a truncation of a known word
+    assert analyse_column("orderid", known).head == ("order",)
+    assert analyse_column("orderid", known).keyness == 1.0
+    assert analyse_column("valid", known).key_suffix is None  # "val" is no word of the project
+    assert analyse_column("paid", known).key_suffix is None  # too short to split
+    assert analyse_column("monkeyid", known).key_suffix is None
+    assert analyse_column("monkey", known).key_suffix is None  # no relation name starts "mon"
+    assert analyse_column("custkey").key_suffix is None  # no vocabulary, no split
+
+
+def test_hungarian_type_tags_are_not_words():
+    assert analyse_column("int_customer_id").head == ("customer",)
+    assert analyse_column("str_name").tokens == ("name",)
+    assert analyse_column("pk_customer").keyness == 1.0
+
+
+@pytest.mark.parametrize("short, words_, expected", [
+    ("cust", ("customer",), 0.9),               # truncation
+    ("hdemo", ("household", "demographic"), 0.85),  # pieces of consecutive words
+    ("cr", ("catalog", "return"), 0.85),        # initialism
+    ("qty", ("quantity",), 0.75),               # subsequence keeping both ends
+    ("mgr", ("manager",), 0.75),
+    ("cu", ("customer",), 0.0),                 # two letters only as an initialism
+    ("xyz", ("customer",), 0.0),
+    ("cstmr", ("order",), 0.0),
+    ("customer", ("customer",), 0.0),           # equal is not an abbreviation
+])
+def test_abbreviation_rules(short, words_, expected):
+    assert abbreviation_score(short, words_) == expected
+
+
+def test_initialisms_cover_the_piece_rule():
+    shorts = initialisms(("household", "demographic"))
+    assert {"hd", "hdemo", "housd"} <= shorts
+    assert all(abbreviation_score(s, ("household", "demographic")) > 0 for s in shorts if len(s) >= 2)
+
+
+@pytest.mark.parametrize("relation, columns, prefix", [
+    (("order",), ["o_orderkey", "o_custkey", "o_totalprice", "o_comment"], "o"),
+    (("partsupp",), ["ps_partkey", "ps_suppkey", "ps_supplycost"], "ps"),
+    (("store", "sale"), ["ss_item_sk", "ss_customer_sk", "ss_quantity", "ss_net_paid"], "ss"),
+    (("singer",), ["singer_id", "name", "country", "age"], None),  # a minority shares it
+    (("order",), ["total_price", "total_tax", "order_id"], None),  # "total" is no abbreviation
+    (("customercustomerdemo",), ["CustomerID", "CustomerTypeID"], None),  # an entity word, not a tag
+    (("employee",), ["emp_id", "emp_name", "emp_age"], None),  # stripping would leave a bare "id"
+])
+def test_table_column_prefix(relation, columns, prefix):
+    assert table_column_prefix([relation], columns) == prefix
+    if prefix:
+        assert strip_table_prefix(columns[0], prefix) != columns[0]
+
+
+def test_strip_table_prefix_keeps_names_without_it():
+    assert strip_table_prefix("o_custkey", "o") == "custkey"
+    assert strip_table_prefix("PS_PARTKEY", "ps") == "PARTKEY"
+    assert strip_table_prefix("order_id", "o") == "order_id"
+    assert strip_table_prefix("o", "o") == "o"
