@@ -1,8 +1,8 @@
 """Combine typed evidence into one confidence with an explainable breakdown.
 
-Each signal has a weight in log-odds; an evidence item adds ``weight × strength`` (strength in
-[-1, 1]); name signals together add at most :data:`NAME_CAP`; the sum plus :data:`BIAS` is squashed
-by the logistic function. ``Evidence.contribution`` records each item's share, so a report can
+Each signal has a weight in log-odds (the table in :mod:`calibration`, fitted on labelled
+databases); an evidence item adds ``weight × strength`` (strength in [-1, 1]); the sum plus
+:data:`BIAS` is squashed by the logistic function. ``Evidence.contribution`` records each item's share, so a report can
 say *why* (e.g. ``name_pattern +3.0, exact_containment +4.0, bias -3.0 -> 0.98``).
 """
 
@@ -13,30 +13,30 @@ from collections.abc import Iterable
 
 from dbt_schema_link.discovery.records import NAME_SIGNALS, Evidence, Signal
 
-#: Prior log-odds of a candidate pair being a link before any evidence.
-BIAS = -3.0
+from dbt_schema_link.discovery import calibration
 
-#: Log-odds added by an evidence item of strength 1.0.
+#: Prior log-odds of a candidate pair being a link before any evidence (see ``calibration``).
+BIAS = calibration.BIAS
+
+#: Signals whose weights are fitted (``benchmarks/calibrate.py``), in the table's order.
+FITTED_SIGNALS: tuple[Signal, ...] = (
+    Signal.NAME_EXACT, Signal.NAME_PATTERN, Signal.NAME_FUZZY, Signal.ROLE_NAME, Signal.TYPE_MATCH,
+    Signal.CARDINALITY, Signal.VALUE_CONTAINMENT_ESTIMATE, Signal.EXACT_CONTAINMENT, Signal.SQL_JOIN,
+)
+
+#: Log-odds a link between unrelated sources loses at full ``cross_source_strictness``: a policy
+#: (labelled corpora are one database each, so there is nothing to fit it on), not a fitted weight.
+CROSS_SOURCE_WEIGHT = 4.0
+
+#: Log-odds added by an evidence item of strength 1.0 (declared and lineage links are facts,
+#: not scored: weight 0).
 WEIGHTS: dict[Signal, float] = {
-    Signal.NAME_EXACT: 2.5,
-    Signal.NAME_PATTERN: 3.0,
-    Signal.NAME_FUZZY: 1.5,
-    Signal.ROLE_NAME: 2.0,
-    Signal.TYPE_MATCH: 0.5,
-    Signal.CARDINALITY: 1.5,
-    Signal.VALUE_CONTAINMENT_ESTIMATE: 3.0,
-    Signal.EXACT_CONTAINMENT: 4.0,
-    Signal.SQL_JOIN: 3.5,
-    Signal.CROSS_SOURCE: 4.0,  # strength is -cross_source_strictness
-    # declared and lineage links are facts, not scored
-    Signal.DECLARED_TEST: 0.0,
-    Signal.DECLARED_CONSTRAINT: 0.0,
-    Signal.SEMANTIC_ENTITY: 0.0,
-    Signal.LINEAGE: 0.0,
+    **{s: 0.0 for s in Signal}, **{s: calibration.WEIGHTS[s] for s in FITTED_SIGNALS},
+    Signal.CROSS_SOURCE: CROSS_SOURCE_WEIGHT,
 }
 
-#: Most log-odds that name signals may add together (exact + pattern say much the same thing).
-NAME_CAP = 4.0
+#: Most log-odds that name signals may add together (``None``: no cap).
+NAME_CAP = calibration.NAME_CAP
 
 
 def score(evidence: Iterable[Evidence]) -> tuple[float, tuple[Evidence, ...]]:
@@ -53,7 +53,7 @@ def score(evidence: Iterable[Evidence]) -> tuple[float, tuple[Evidence, ...]]:
         else:
             raw.append(WEIGHTS[e.signal] * max(-1.0, min(1.0, e.strength)))
     name_total = sum(c for e, c in zip(items, raw) if e.signal in NAME_SIGNALS and c > 0)
-    factor = NAME_CAP / name_total if name_total > NAME_CAP else 1.0
+    factor = NAME_CAP / name_total if NAME_CAP is not None and name_total > NAME_CAP else 1.0
     out: list[Evidence] = []
     total = BIAS
     for e, c in zip(items, raw):

@@ -1,0 +1,270 @@
+#!/usr/bin/env python
+"""Fit the evidence weights of join discovery on labelled databases; print a reliability table.
+
+What
+    Every candidate pair that discovery scores (usable: not blocked, not a trap) becomes one row:
+    the strength of each evidence signal (``Evidence.strength``, in [-1, 1]) and a label — whether
+    the pair is a declared foreign key of the database (either orientation). A logistic regression
+    with non-negative weights (a signal may only speak the way it is meant to) and a small L2
+    penalty is fitted on
+    the **tuning half** of the convention benchmark (``convbench.split.TUNING``, every prepared
+    convention), and written as the table the package ships:
+    ``dbt_schema_link/discovery/calibration.py`` (``--write``). The reliability table — for bins
+    of confidence, the share of *accepted* links that are declared FKs (strict, and lenient as in
+    fkbench) — is printed for both halves, with the weights in force.
+
+Input
+    Projects prepared by ``benchmarks/conventions.py`` (``<workdir>/<convention>/<db>/`` with
+    ``project/target`` holding manifest, catalog and the profile cache of one ``link`` run, plus
+    ``warehouse.duckdb`` and ``renamed.sqlite`` with the renamed FKs). Discovery runs in this
+    process on the cached profiles; exact containment is measured on the DuckDB file directly
+    (read-only), as the package's verifier would through dbt.
+
+Usage
+    python benchmarks/calibrate.py [--workdir benchmarks/out/conventions] [--conventions ...]
+        [--write] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import numpy as np
+
+from convbench.split import HELD_BACK, TUNING
+from fkbench import databases, scoring
+from fkbench.product import found_pairs
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO_ROOT = BENCH_DIR.parent
+sys.path.insert(0, str(REPO_ROOT))
+
+from dbt_schema_link.artifacts.manifest import read_project  # noqa: E402
+from dbt_schema_link.discovery import DiscoverySettings, discover  # noqa: E402
+from dbt_schema_link.discovery.records import Signal  # noqa: E402
+from dbt_schema_link.discovery.scoring import FITTED_SIGNALS  # noqa: E402
+from dbt_schema_link.profiling.records import ContainmentResult  # noqa: E402
+from dbt_schema_link.profiling.stored import stored_profiles  # noqa: E402
+
+CALIBRATION_PY = REPO_ROOT / "dbt_schema_link" / "discovery" / "calibration.py"
+#: L2 penalty of the fit (on the weights, not the bias).
+L2 = 0.05
+BINS = ((0.9, 1.01), (0.7, 0.9), (0.5, 0.7))
+
+
+@dataclass
+class Row:
+    x: np.ndarray  # strength per FITTED_SIGNALS
+    y: int
+    confidence: float
+
+
+def table_of(uid: str) -> str:
+    return uid.split(".", 3)[3] if uid.startswith("source.") else uid.rsplit(".", 1)[-1]
+
+
+def duckdb_verifier(project, path: Path):
+    con = duckdb.connect(str(path), read_only=True)
+
+    def name(uid: str) -> str:
+        rel = project.relations[uid]
+        return '"{}"."{}"'.format(rel.schema.replace('"', '""'), rel.identifier.replace('"', '""'))
+
+    def col(c: str) -> str:
+        return '"{}"'.format(c.replace('"', '""'))
+
+    def verify(pairs):
+        out = {}
+        for child, parent in pairs:
+            sql = (f"with c as (select distinct trim(cast({col(child.column)} as varchar)) v from {name(child.relation)} "
+                   f"where {col(child.column)} is not null), p as (select distinct trim(cast({col(parent.column)} as varchar)) v "
+                   f"from {name(parent.relation)}) select count(*), count(p.v) from c left join p on c.v = p.v")
+            n, m = con.execute(sql).fetchone()
+            out[(child, parent)] = ContainmentResult(child.relation, child.column, parent.relation, parent.column, n, m)
+        return out
+
+    return verify, con
+
+
+def run_database(folder: Path) -> tuple[list[Row], scoring.Score, list[tuple[float, bool, bool]]] | None:
+    project_dir = folder / "project"
+    truth_file = folder / "renamed.sqlite"
+    profiles_json = project_dir / "target" / "schema_link" / "profiles.json"
+    if not (profiles_json.exists() and truth_file.exists() and (folder / "warehouse.duckdb").exists()):
+        return None
+    truth = databases.ground_truth(truth_file)
+    project = read_project(project_dir / "target", require_catalog=True, project_dir=project_dir)
+    profiles = stored_profiles(profiles_json, project)
+    verify, con = duckdb_verifier(project, folder / "warehouse.duckdb")
+    rows: list[Row] = []
+    index = {s: i for i, s in enumerate(FITTED_SIGNALS)}
+
+    def inspect(scored) -> None:
+        for s in scored:
+            if s.block is not None or s.trap is not None:
+                continue
+            x = np.zeros(len(FITTED_SIGNALS))
+            exact = any(e.signal is Signal.EXACT_CONTAINMENT for e in s.evidence)
+            for e in s.evidence:
+                if e.signal in index and not (exact and e.signal is Signal.VALUE_CONTAINMENT_ESTIMATE):
+                    x[index[e.signal]] = max(-1.0, min(1.0, e.strength))
+            p = databases.pair((table_of(s.cand.child.ref.relation), s.cand.child.ref.column),
+                               (table_of(s.cand.parent.ref.relation), s.cand.parent.ref.column))
+            rows.append(Row(x, int(p in truth.pairs), s.confidence))
+
+    try:
+        links = discover(project, profiles, DiscoverySettings(), verify, inspect=inspect)
+    finally:
+        con.close()
+    data = json.loads(links.to_json())
+    found = found_pairs(data)
+    sc = scoring.score(found, truth)
+    parents = truth.parents_of()
+    accepted = []
+    for link in data["links"]:
+        if link["kind"] != "inferred":
+            continue
+        p = databases.pair((table_of(link["child"]["relation"]), link["child"]["column"]),
+                           (table_of(link["parent"]["relation"]), link["parent"]["column"]))
+        strict = p in truth.pairs
+        accepted.append((link["confidence"], strict, strict or scoring.is_lenient_match(p, truth, parents)))
+    return rows, sc, accepted
+
+
+def fit(rows: list[Row], l2: float = L2) -> tuple[float, np.ndarray]:
+    """Logistic regression, weights >= 0, by projected Newton steps (a few hundred rows to a few
+    hundred thousand: a 12x12 system per step)."""
+    X = np.array([r.x for r in rows])
+    y = np.array([r.y for r in rows], dtype=float)
+    n, d = X.shape
+    A = np.hstack([np.ones((n, 1)), X])
+    w = np.zeros(d + 1)
+    w[0] = np.log((y.mean() + 1e-6) / (1 - y.mean() + 1e-6))
+    free = np.ones(d + 1, dtype=bool)
+    reg = np.full(d + 1, l2 * n / 100.0)
+    reg[0] = 0.0
+    for _ in range(200):
+        z = A @ w
+        p = 1.0 / (1.0 + np.exp(-z))
+        g = A.T @ (p - y) + reg * w
+        h = (A * (p * (1 - p))[:, None]).T @ A + np.diag(reg + 1e-9)
+        step = np.zeros(d + 1)
+        idx = np.where(free)[0]
+        step[idx] = np.linalg.solve(h[np.ix_(idx, idx)], g[idx])
+        new = w - step
+        negative = (new[1:] < 0)
+        if negative.any():
+            new[1:][negative] = 0.0
+            free[1:][negative] = False
+        if np.max(np.abs(new - w)) < 1e-7:
+            w = new
+            break
+        w = new
+        # a clamped weight is freed again when its gradient points up
+        grad = A.T @ (1.0 / (1.0 + np.exp(-(A @ w))) - y) + reg * w
+        for j in range(1, d + 1):
+            if not free[j] and grad[j] < 0:
+                free[j] = True
+    return float(w[0]), w[1:]
+
+
+def write_table(bias: float, weights: np.ndarray, source: str, n: int, positives: int) -> None:
+    lines = [
+        '"""Evidence weights of join discovery, fitted by ``benchmarks/calibrate.py`` — do not edit by',
+        "hand; rerun the script (``--write``) after changing what a signal measures.",
+        "",
+        f"Fitted on {source}: {n} scored candidate pairs, {positives} of them declared foreign keys.",
+        "Logistic regression with non-negative weights and an L2 penalty; see the script for the",
+        'reliability table on the held-back half."""',
+        "",
+        "from dbt_schema_link.discovery.records import Signal",
+        "",
+        f"BIAS = {bias:.3f}",
+        "",
+        "#: No cap on name signals: the fit weighs them jointly.",
+        "NAME_CAP: float | None = None",
+        "",
+        "WEIGHTS: dict[Signal, float] = {",
+    ]
+    for sig, wt in zip(FITTED_SIGNALS, weights):
+        lines.append(f"    Signal.{sig.name}: {wt:.3f},")
+    lines.append("}")
+    CALIBRATION_PY.write_text("\n".join(lines) + "\n")
+
+
+def reliability(accepted: list[tuple[float, bool, bool]]) -> list[str]:
+    out = []
+    for lo, hi in BINS:
+        inside = [a for a in accepted if lo <= a[0] < hi]
+        if not inside:
+            out.append(f"  [{lo:.1f}, {min(hi, 1.0):.1f}]  n=0")
+            continue
+        strict = sum(a[1] for a in inside) / len(inside)
+        lenient = sum(a[2] for a in inside) / len(inside)
+        out.append(f"  [{lo:.1f}, {min(hi, 1.0):.1f}]  n={len(inside):4d}  declared FK {strict:.3f}  lenient {lenient:.3f}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--workdir", type=Path, default=BENCH_DIR / "out" / "conventions")
+    ap.add_argument("--conventions", nargs="+", help="convention folders (default: every prepared one)")
+    ap.add_argument("--write", action="store_true", help=f"write the fitted table to {CALIBRATION_PY}")
+    ap.add_argument("--json", type=Path, help="write figures here")
+    args = ap.parse_args(argv)
+    if not args.workdir.is_dir():
+        print(f"error: {args.workdir} not found: run benchmarks/conventions.py --prepare-only first", file=sys.stderr)
+        return 2
+    conventions = args.conventions or sorted(p.name for p in args.workdir.iterdir() if p.is_dir() and p.name != "engines")
+    halves = {"tuning": {n.lower() for n in TUNING}, "held_back": {n.lower() for n in HELD_BACK}}
+    rows: dict[str, list[Row]] = defaultdict(list)
+    accepted: dict[str, list] = defaultdict(list)
+    scores: dict[tuple[str, str], list[scoring.Score]] = defaultdict(list)
+    for conv in conventions:
+        for folder in sorted((args.workdir / conv).iterdir()):
+            half = next((h for h, names in halves.items() if folder.name.lower() in names), None)
+            if half is None or not folder.is_dir():
+                continue
+            got = run_database(folder)
+            if got is None:
+                print(f"skip {conv}/{folder.name}: not prepared", file=sys.stderr)
+                continue
+            r, sc, acc = got
+            rows[half] += r
+            accepted[half] += acc
+            scores[(conv, half)].append(sc)
+            print(f"{conv:15s} {folder.name:28s} rows {len(r):5d} TP {sc.tp} found {sc.found} gold {sc.gold}", file=sys.stderr)
+    print("\nrecall / precision / lenient precision with the weights in force (in-process, exact containment on DuckDB):")
+    for conv in conventions:
+        cells = []
+        for half in halves:
+            t = scoring.total(scores.get((conv, half), []))
+            cells.append(f"{half} R {t.recall or 0:.3f} P {t.precision or 0:.3f} lenP {t.lenient_precision or 0:.3f}")
+        print(f"  {conv:15s} " + " | ".join(cells))
+    for half in halves:
+        print(f"\nreliability, {half} half (accepted inferred links, all conventions above):")
+        print("\n".join(reliability(accepted[half])))
+    figures = {"conventions": conventions}
+    if rows["tuning"]:
+        bias, weights = fit(rows["tuning"])
+        positives = sum(r.y for r in rows["tuning"])
+        print(f"\nfitted on the tuning half ({len(rows['tuning'])} rows, {positives} FKs): bias {bias:.3f}")
+        for sig, wt in zip(FITTED_SIGNALS, weights):
+            print(f"  {sig.value:28s} {wt:.3f}")
+        figures["fit"] = {"bias": bias, "weights": {s.value: float(w) for s, w in zip(FITTED_SIGNALS, weights)}}
+        if args.write:
+            write_table(bias, weights, f"the tuning half of {', '.join(conventions)}", len(rows["tuning"]), positives)
+            print(f"wrote {CALIBRATION_PY}")
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
