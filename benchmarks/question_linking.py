@@ -79,12 +79,12 @@ def log(msg: str) -> None:
 
 def fmt_row(s, cond: str = "") -> str:
     loc = f"{s.localization:.3f}" if s.localization is not None else "  -  "
-    return (f"{s.name:<28} {cond:<9} {s.questions:>5} {s.unresolved:>4} {s.strict_recall:>7.3f} {s.recall:>7.3f} "
+    return (f"{s.name:<34} {cond:<9} {s.questions:>5} {s.unresolved:>4} {s.strict_recall:>7.3f} {s.recall:>7.3f} "
             f"{s.table_recall:>7.3f} {s.precision:>6.3f} {s.mean_columns:>6.2f} {loc:>6} "
             f"{s.latency_p50:>7.1f} {s.latency_p95:>7.1f} {s.mean_tokens:>7.0f}")
 
 
-HEADER = (f"{'benchmark':<28} {'joins':<9} {'qs':>5} {'unr':>4} {'strict':>7} {'recall':>7} {'tables':>7} {'prec':>6} "
+HEADER = (f"{'benchmark':<34} {'joins':<9} {'qs':>5} {'unr':>4} {'strict':>7} {'recall':>7} {'tables':>7} {'prec':>6} "
           f"{'cols':>6} {'loc':>6} {'p50ms':>7} {'p95ms':>7} {'tokens':>7}")
 
 
@@ -236,9 +236,9 @@ def conditions_table(summaries, results_of) -> None:
         return f"{s.strict_recall:.3f} @ {s.mean_columns:4.1f}{loc}".rjust(22)
 
     print()
-    print(f"{'benchmark':<28} {'declared (FKs as tests)':>24} {'inferred (user path)':>24}   target (inferred)")
+    print(f"{'benchmark':<34} {'declared (FKs as tests)':>24} {'inferred (user path)':>24}   target (inferred)")
     for name, by in by_name.items():
-        print(f"{name:<28} {cell(by.get('declared')):>24} {cell(by.get('inferred')):>24}   {TARGETS.get(name, '')}")
+        print(f"{name:<34} {cell(by.get('declared')):>24} {cell(by.get('inferred')):>24}   {TARGETS.get(name, '')}")
     for name in by_name:
         d, i = results_of.get((name, "declared")), results_of.get((name, "inferred"))
         if i is not None:

@@ -58,6 +58,9 @@ class LinkSettings:
     retrieve_k: int = 60  # columns retrieved globally for group support
     group_top_cols: int = 4  # a group's score sums its best this-many retrieved column scores
     l_coverage: float = 0.15  # group support: retrieved columns / sqrt(group columns)
+    # term coverage: the idf-weighted share of the question's terms found anywhere in a unit
+    # (names, descriptions, values); rare terms that one unit alone has say where to look
+    l_term_cover: float = 1.0
     candidates: int = 3  # groups reported
     unsure_ratio: float = 0.9  # second group within this ratio of the first → unsure
     # selection
@@ -103,6 +106,7 @@ class Evidence:
     counts: bool = False  # the question asks how many
     loc: np.ndarray | None = None  # column score used for localization
     rel_loc: np.ndarray | None = None  # relation score used for localization
+    terms: Sequence[str] = ()  # the question's (and hint's) terms
 
 
 def _segment_max(values: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -175,7 +179,22 @@ class Linker:
         rel_loc = (s.l_rel_dense * rel_dense + s.l_rel_lex * rlex + s.l_rel_name * rel_name
                    + _segment_max(loc, idx.rel_start, idx.rel_ncols))
         return Evidence(col.astype(np.float32), dense, lex.astype(np.float32), name_cov, value, hits,
-                        rel.astype(np.float32), rel_name, counts, loc, rel_loc.astype(np.float32))
+                        rel.astype(np.float32), rel_name, counts, loc, rel_loc.astype(np.float32), qterms)
+
+    def _term_coverage(self, qterms: Sequence[str], n_groups: int) -> np.ndarray:
+        """Per unit, the idf-weighted share of the question's terms some column document of the
+        unit holds. Walks the postings of the question's terms only (as BM25 does)."""
+        lex, idx = self.index.col_lex, self.index
+        covered = np.zeros(n_groups, np.float64)
+        total = 0.0
+        for t in sorted({lex.vocab[t] for t in qterms if t in lex.vocab}):
+            units = np.unique(idx.col_group[lex.doc_ids[lex.term_ptr[t]:lex.term_ptr[t + 1]]])
+            if not len(units):
+                continue
+            weight = float(np.log(1.0 + n_groups / len(units)))
+            covered[units] += weight
+            total += weight
+        return covered / total if total > 0 else covered
 
     def _segment_second(self, col: np.ndarray) -> np.ndarray:
         """Second-best column score per relation (0 for one-column relations)."""
@@ -225,6 +244,8 @@ class Linker:
         # Support (MDB-Link): how many of the globally retrieved columns a group holds, relative to
         # its size, so a large schema does not win on sheer number of columns.
         scores += s.l_coverage * support / np.sqrt(np.maximum(self._group_ncols, 1))
+        if s.l_term_cover and n_groups > 1:
+            scores += s.l_term_cover * self._term_coverage(ev.terms, n_groups)
         pruned = [g for g in np.argsort(-scores, kind="stable") if support[g] > 0 or np.isfinite(best_rel[g])]
         out = []
         for g in pruned[: s.candidates]:
