@@ -108,7 +108,7 @@ def relation_match(child: ColInfo, parent: ColInfo | None) -> tuple[float, float
             pattern = gw * tw
             via = f"key name {parent.ref.column!r}" if gram == key_head and gram not in rel.names.keys else \
                 f"relation {rel.relation.short_name!r}"
-        elif not tw and cp.keyness >= 0.6 and gram not in MEASURE_WORDS:
+        elif not tw and gw * 0.9 > pattern and cp.keyness >= 0.6 and gram not in MEASURE_WORDS:
             # only a key-like name may abbreviate (cust_id ~ customer; discount_pct is no product)
             abbr, key = rel.names.abbreviation(gram)  # cust ~ customer, hdemo ~ household_demographics
             if abbr and gw * abbr > pattern:
@@ -286,13 +286,17 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
     if joined:
         return None
     if unrelated_sources(child.rel, parent.rel) and settings.cross_source_strictness > 0:
-        # same-named small ids of two databases agree by numbering, not by reference
+        # same-named small ids of two databases agree by numbering, not by reference: across
+        # sources, names never suffice and the values must be more than chance explains
         surprise = _surprise(child, parent)
-        if not named or surprise < settings.nameless_min_surprise:
+        big = child.distinct >= settings.nameless_min_child_distinct
+        if not (child.has_values and parent.has_values):
+            return Trap.CROSS_SOURCE, (f"{child.label} and {parent.label} come from unrelated sources "
+                                       "and only their names were compared")
+        if not big and surprise < settings.nameless_min_surprise:
             return Trap.CROSS_SOURCE, (
-                f"{child.label} and {parent.label} come from unrelated sources and "
-                + ("no name says they join" if not named else
-                   f"their values would match by chance (chance ~1e-{surprise:.1f})"))
+                f"{child.label} and {parent.label} come from unrelated sources and {child.distinct} values "
+                f"inside {parent.distinct} would match by chance (chance ~1e-{surprise:.1f})")
     if named:
         return None
     # value-only: chance must not explain the overlap

@@ -9,6 +9,7 @@ Everything here works on normalized *keys*: singular lower-case tokens joined wi
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -366,6 +367,7 @@ def is_subsequence(short: str, long_: str) -> bool:
     return all(ch in it for ch in short)
 
 
+@functools.lru_cache(maxsize=1 << 18)  # the same (head, relation name) pairs recur across columns
 def abbreviation_score(short: str, words_: tuple[str, ...]) -> float:
     """How surely ``short`` abbreviates the name made of ``words_`` (0 when it does not), by
     general rules: a truncation of the whole (``cust`` customer, 0.9), a concatenation of leading

@@ -116,10 +116,11 @@ class DiscoverySettings:
     """At most this many trap rejections are kept in the LinkSet for the report. Default 200."""
 
     cross_source_strictness: float = _num(1.0, 0.0, 1.0)
-    """How much more evidence a link between two unrelated sources needs (different dbt
-    sources, or models with no source in common upstream — often different databases): at 1.0
-    it costs 4 log-odds, and it needs a name signal plus values that chance cannot explain
-    (``nameless_min_surprise``); 0 treats them like any other pair. Default 1.0, range [0, 1]."""
+    """How much more evidence a link between two unrelated sources needs (relations in different
+    source schemas, or models with no source in common upstream — often different databases).
+    Above 0 such a link needs measured values that chance cannot explain (as a value-only link
+    does: ``nameless_min_child_distinct`` or ``nameless_min_surprise``), never names alone; at
+    1.0 it also costs 2 log-odds. 0 treats them like any other pair. Default 1.0, range [0, 1]."""
 
     use_names: bool = _flag(True)
     """Use name evidence and name-based candidates. Default true."""

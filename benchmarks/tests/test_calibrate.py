@@ -1,0 +1,51 @@
+"""The calibration fit: recovers known weights, keeps them non-negative, writes a loadable table."""
+
+import importlib.util
+
+import numpy as np
+
+import calibrate
+from dbt_schema_link.discovery.scoring import FITTED_SIGNALS
+
+
+def _rows(weights, bias, n, rng):
+    x = rng.uniform(-0.2, 1.0, size=(n, len(FITTED_SIGNALS)))
+    p = 1.0 / (1.0 + np.exp(-(bias + x @ weights)))
+    y = rng.uniform(size=n) < p
+    return [calibrate.Row(xi, int(yi), 0.0) for xi, yi in zip(x, y)]
+
+
+def test_fit_recovers_weights_and_bias():
+    rng = np.random.default_rng(1)
+    truth = np.linspace(0.5, 4.0, len(FITTED_SIGNALS))
+    bias, weights = calibrate.fit(_rows(truth, -3.0, 20000, rng), l2=0.0)
+    assert abs(bias + 3.0) < 0.4
+    assert np.max(np.abs(weights - truth)) < 0.5
+
+
+def test_fit_never_gives_a_signal_a_negative_weight():
+    rng = np.random.default_rng(2)
+    truth = np.full(len(FITTED_SIGNALS), 1.5)
+    truth[2] = -2.0  # the data say "against": the fit clamps it at 0 instead
+    _, weights = calibrate.fit(_rows(truth, -1.0, 5000, rng))
+    assert weights.min() >= 0.0
+    assert weights[2] == 0.0
+    assert weights[0] > 0.5
+
+
+def test_written_table_loads(tmp_path, monkeypatch):
+    out = tmp_path / "calibration.py"
+    monkeypatch.setattr(calibrate, "CALIBRATION_PY", out)
+    calibrate.write_table(-2.5, np.arange(len(FITTED_SIGNALS), dtype=float), "a test corpus", 10, 3)
+    spec = importlib.util.spec_from_file_location("cal", out)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.BIAS == -2.5 and module.NAME_CAP is None
+    assert [module.WEIGHTS[s] for s in FITTED_SIGNALS] == list(range(len(FITTED_SIGNALS)))
+
+
+def test_reliability_bins_count_shares():
+    lines = calibrate.reliability([(0.95, True, True), (0.92, False, True), (0.6, False, False)])
+    assert "n=   2  declared FK 0.500  lenient 1.000" in lines[0]
+    assert "n=0" in lines[1]
+    assert "declared FK 0.000" in lines[2]
