@@ -17,7 +17,43 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from dbt_schema_link.errors import WarehouseError
-from dbt_schema_link.profiling.envelope import LogMessage, parse_log_line
+
+
+@dataclass(frozen=True)
+class LogMessage:
+    level: str  # dbt's level: debug/info/warn/error
+    name: str  # dbt event name, e.g. JinjaLogInfo
+    msg: str
+
+
+def parse_log_line(line: str) -> LogMessage | None:
+    """One line of `dbt --log-format json` output; non-JSON lines (rare) become plain info."""
+    line = line.strip()
+    if not line:
+        return None
+    try:
+        event = json.loads(line)
+    except (ValueError, RecursionError):  # not JSON (or absurd: 5,000-digit numbers, deep nesting)
+        return LogMessage("info", "", line)
+    if not isinstance(event, dict):
+        return None
+    info = event.get("info") if isinstance(event.get("info"), dict) else {}
+    data = event.get("data") if isinstance(event.get("data"), dict) else {}
+    msg = data.get("msg") if isinstance(data.get("msg"), str) else info.get("msg")
+    if not isinstance(msg, str):
+        return None
+    return LogMessage(str(info.get("level", "info")), str(info.get("name", "")), msg)
+
+
+#: Bytes one `--args` payload may take. Linux refuses any single argv entry over 128 KiB
+#: (MAX_ARG_STRLEN) with "Argument list too long", and a dbt macro cannot read a file (its Jinja
+#: is sandboxed: no file access), so callers split long inputs over several invocations.
+MAX_ARGS_BYTES = 96 * 1024
+
+
+def args_size(args: dict) -> int:
+    """Bytes `args` takes as the `--args` entry of a dbt command line."""
+    return len(json.dumps(args).encode("utf-8"))
 
 
 def find_dbt() -> str:
@@ -128,4 +164,8 @@ def run_operation(inv: DbtInvocation, macro: str, args: dict,
                   on_message: Callable[[LogMessage], None] | None = None) -> DbtResult:
     # --no-write-json: leave the user's manifest.json alone (run-operation would rewrite it without
     # compiled_code, which discovery reads for the joins used in models' SQL).
+    size = args_size(args)
+    if size > MAX_ARGS_BYTES:
+        raise WarehouseError(f"arguments for dbt run-operation {macro} take {size:,} bytes, over the "
+                             f"{MAX_ARGS_BYTES:,} one command-line entry may hold: split them over several runs")
     return stream_dbt(inv, ["--no-write-json", "run-operation", macro, "--args", json.dumps(args)], on_message)

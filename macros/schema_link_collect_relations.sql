@@ -10,13 +10,17 @@
 {% endmacro %}
 
 {% macro schema_link__matches(entry, patterns) %}
-    {%- for p in patterns -%}
-        {%- if p == entry.unique_id or p == entry.name
-            or (entry.source_name is not none and p == entry.source_name ~ '.' ~ entry.name) -%}
-            {{ return(true) }}
-        {%- endif -%}
-    {%- endfor -%}
-    {{ return(false) }}
+    {#- patterns: a list, or a lookup dict from schema_link__pattern_lookup (constant time per
+        entry: a selection of thousands of ids against thousands of nodes stays linear) -#}
+    {%- set lookup = patterns if patterns is mapping else schema_link__pattern_lookup(patterns) -%}
+    {{ return(entry.unique_id in lookup or entry.name in lookup
+        or (entry.source_name is not none and (entry.source_name ~ '.' ~ entry.name) in lookup)) }}
+{% endmacro %}
+
+{% macro schema_link__pattern_lookup(patterns) %}
+    {%- set lookup = {} -%}
+    {%- for p in patterns or [] -%}{%- do lookup.update({p: true}) -%}{%- endfor -%}
+    {{ return(lookup) }}
 {% endmacro %}
 
 {% macro default__schema_link_collect_relations(select=none, exclude=none, all_packages=false) %}
@@ -60,9 +64,11 @@
     {%- set relations = [] -%}
     {%- set skipped = [] -%}
     {%- set by_key = {} -%}
+    {%- set selected = none if select is none else schema_link__pattern_lookup(select) -%}
+    {%- set excluded = none if exclude is none else schema_link__pattern_lookup(exclude) -%}
     {%- for c in candidates -%}
-        {%- if (select is none or schema_link__matches(c, select))
-            and not (exclude is not none and schema_link__matches(c, exclude)) -%}
+        {%- if (selected is none or schema_link__matches(c, selected))
+            and not (excluded is not none and schema_link__matches(c, excluded)) -%}
             {%- set rel = adapter.get_relation(database=c.database, schema=c.schema, identifier=c.identifier) -%}
             {%- if rel is none -%}
                 {%- do skipped.append({'unique_id': c.unique_id, 'reason': 'relation does not exist'}) -%}

@@ -5,16 +5,41 @@ from __future__ import annotations
 from typing import Callable, Mapping, Sequence
 
 from dbt_schema_link.artifacts.records import ColumnRef
-from dbt_schema_link.dbt_runner import DbtInvocation, run_operation
+from dbt_schema_link.dbt_runner import MAX_ARGS_BYTES, DbtInvocation, args_size, run_operation
 from dbt_schema_link.errors import WarehouseError
 from dbt_schema_link.profiling.envelope import Envelope, containment_result, feed
 from dbt_schema_link.profiling.records import ContainmentResult
 
 CONTAINMENT_MACRO = "schema_link_containment"
-#: Pairs per dbt invocation: one dbt start costs seconds, one pair costs milliseconds.
+#: Pairs per dbt invocation: one dbt start costs seconds, one pair costs milliseconds. A call
+#: also stops short of MAX_ARGS_BYTES (long relation names fill the command line first).
 PAIRS_PER_CALL = 500
 
 Pair = tuple[ColumnRef, ColumnRef]
+
+
+def _pair_arg(pair: Pair) -> dict:
+    child, parent = pair
+    return {"child": child.relation, "child_column": child.column,
+            "parent": parent.relation, "parent_column": parent.column}
+
+
+def pair_calls(pairs: Sequence[Pair]) -> list[list[Pair]]:
+    """`pairs` split into dbt calls of at most PAIRS_PER_CALL pairs and MAX_ARGS_BYTES of arguments."""
+    room = MAX_ARGS_BYTES - args_size({"pairs": []})
+    calls: list[list[Pair]] = []
+    chunk: list[Pair] = []
+    used = 0
+    for pair in pairs:
+        cost = args_size(_pair_arg(pair)) + 2  # the pair, ", "
+        if chunk and (len(chunk) >= PAIRS_PER_CALL or used + cost > room):
+            calls.append(chunk)
+            chunk, used = [], 0
+        chunk.append(pair)
+        used += cost
+    if chunk:
+        calls.append(chunk)
+    return calls
 
 
 def warehouse_verifier(inv: DbtInvocation, progress: Callable[[str], None] | None = None):
@@ -22,16 +47,11 @@ def warehouse_verifier(inv: DbtInvocation, progress: Callable[[str], None] | Non
 
     def verify(pairs: Sequence[Pair]) -> Mapping[Pair, ContainmentResult]:
         results: dict[Pair, ContainmentResult] = {}
-        unique = list(dict.fromkeys(pairs))
-        for start in range(0, len(unique), PAIRS_PER_CALL):
-            chunk = unique[start:start + PAIRS_PER_CALL]
+        for chunk in pair_calls(list(dict.fromkeys(pairs))):
             if progress:
                 progress(f"verifying {len(chunk)} candidate pairs by exact containment in the warehouse")
             envelope = Envelope()
-            args = {"pairs": [
-                {"child": c.relation, "child_column": c.column, "parent": p.relation, "parent_column": p.column}
-                for c, p in chunk
-            ]}
+            args = {"pairs": [_pair_arg(pair) for pair in chunk]}
             result = run_operation(inv, CONTAINMENT_MACRO, args, lambda m: feed(envelope, m.msg))
             if not result.ok or not envelope.complete:
                 raise WarehouseError(f"exact containment check failed: {result.error_summary()}")

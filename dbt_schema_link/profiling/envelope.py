@@ -18,6 +18,7 @@ from dbt_schema_link.profiling.records import (
     RelationProfile,
 )
 from dbt_schema_link.profiling.sketch import densify, parse_buckets, sparse_text
+from dbt_schema_link.dbt_runner import LogMessage, parse_log_line  # noqa: F401 - re-exported
 
 SENTINEL = "@@schema_link@@"
 FORMAT = "dbt_schema_link/profiles"
@@ -38,32 +39,6 @@ class Envelope:
     @property
     def complete(self) -> bool:
         return self.header is not None and self.end is not None
-
-
-@dataclass(frozen=True)
-class LogMessage:
-    level: str  # dbt's level: debug/info/warn/error
-    name: str  # dbt event name, e.g. JinjaLogInfo
-    msg: str
-
-
-def parse_log_line(line: str) -> LogMessage | None:
-    """One line of `dbt --log-format json` output; non-JSON lines (rare) become plain info."""
-    line = line.strip()
-    if not line:
-        return None
-    try:
-        event = json.loads(line)
-    except (ValueError, RecursionError):  # not JSON (or absurd: 5,000-digit numbers, deep nesting)
-        return LogMessage("info", "", line)
-    if not isinstance(event, dict):
-        return None
-    info = event.get("info") if isinstance(event.get("info"), dict) else {}
-    data = event.get("data") if isinstance(event.get("data"), dict) else {}
-    msg = data.get("msg") if isinstance(data.get("msg"), str) else info.get("msg")
-    if not isinstance(msg, str):
-        return None
-    return LogMessage(str(info.get("level", "info")), str(info.get("name", "")), msg)
 
 
 def feed(envelope: Envelope, msg: str) -> str | None:
@@ -142,6 +117,20 @@ def _opt_int(value: Any) -> int | None:
     return None if value is None or value == "" else _int(value)
 
 
+#: A count or length no warehouse exceeds (a signed 64-bit integer): anything past it, or below 0,
+#: is damage, clamped here so that every ratio and power downstream stays a finite float.
+MAX_COUNT = 2**63 - 1
+
+
+def _count(value: Any) -> int:
+    return min(max(_int(value), 0), MAX_COUNT)
+
+
+def _opt_count(value: Any) -> int | None:
+    n = _opt_int(value)
+    return None if n is None else min(max(n, 0), MAX_COUNT)
+
+
 _NO_SIGNATURE: tuple[tuple[int, ...] | None, frozenset[int]] = (None, frozenset())
 
 
@@ -177,11 +166,11 @@ def column_profile(raw: dict[str, Any]) -> ColumnProfile:
     return ColumnProfile(
         name=str(raw.get("name", "")),
         data_type=raw.get("data_type") if isinstance(raw.get("data_type"), str) else None,
-        non_null=_int(raw.get("non_null")),
-        distinct=_int(raw.get("distinct")),
+        non_null=_count(raw.get("non_null")),
+        distinct=_count(raw.get("distinct")),
         distinct_approx=bool(raw.get("distinct_approx")),
-        min_len=_opt_int(raw.get("min_len")),
-        max_len=_opt_int(raw.get("max_len")),
+        min_len=_opt_count(raw.get("min_len")),
+        max_len=_opt_count(raw.get("max_len")),
         minhash=minhash,
         minhash_borrowed=borrowed,
         top_values=tuple(str(v) for v in top) if isinstance(top, list) else None,
@@ -198,7 +187,7 @@ def relation_profile(raw: dict[str, Any]) -> RelationProfile:
     return RelationProfile(
         unique_id=raw["unique_id"],
         relation=str(raw.get("relation", "")),
-        row_count=_int(raw.get("row_count")),
+        row_count=_count(raw.get("row_count")),
         sampled=bool(raw.get("sampled")),
         sample_percent=_float(raw.get("sample_percent")),
         columns={c.name.lower(): c for c in columns},
@@ -211,8 +200,8 @@ def containment_result(raw: dict[str, Any]) -> ContainmentResult:
         child_column=str(raw.get("child_column", "")),
         parent=str(raw.get("parent", "")),
         parent_column=str(raw.get("parent_column", "")),
-        child_distinct=_int(raw.get("child_distinct")),
-        matched=_int(raw.get("matched")),
+        child_distinct=_count(raw.get("child_distinct")),
+        matched=_count(raw.get("matched")),
     )
 
 

@@ -7,13 +7,14 @@ failing relation is isolated, reported by name and skipped; the others still get
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
 from dbt_schema_link import __version__
 from dbt_schema_link.artifacts.records import Project, Relation
-from dbt_schema_link.dbt_runner import DbtInvocation, run_operation
+from dbt_schema_link.dbt_runner import MAX_ARGS_BYTES, DbtInvocation, args_size, run_operation
 from dbt_schema_link.errors import WarehouseError
 from dbt_schema_link.profiling.cache import ProfileCache, cache_key
 from dbt_schema_link.profiling.envelope import Envelope, feed, relation_profile
@@ -59,31 +60,69 @@ def plan(relations: list[Relation], cache: ProfileCache, options: ProfileOptions
     return ProfilePlan(todo, cached)
 
 
+def selection_args(relations: Sequence[Relation], universe: Sequence[Relation], base: dict) -> list[tuple[dict, list[Relation]]]:
+    """`link_schemas` arguments that select exactly `relations` out of `universe` (every relation
+    the macro would collect unfiltered), as few dbt runs as fit the command line: one `exclude`
+    list when the rest is shorter (a first run excludes nothing), else `select` lists packed up to
+    MAX_ARGS_BYTES each. Returns (macro args, the relations they select) per run."""
+    wanted = {r.unique_id for r in relations}
+    rest = [r.unique_id for r in universe if r.unique_id not in wanted]
+    as_exclude = {**base, "select": None, "exclude": rest}
+    as_select = {**base, "select": [r.unique_id for r in relations]}
+    if wanted <= {r.unique_id for r in universe} and args_size(as_exclude) <= min(args_size(as_select), MAX_ARGS_BYTES):
+        return [(as_exclude, list(relations))]
+    if args_size(as_select) <= MAX_ARGS_BYTES:
+        return [(as_select, list(relations))]
+    room = MAX_ARGS_BYTES - args_size({**base, "select": []})
+    runs: list[tuple[dict, list[Relation]]] = []
+    chunk: list[Relation] = []
+    used = 0
+    for rel in relations:
+        cost = len(json.dumps(rel.unique_id).encode("utf-8")) + 2  # the id, ", "
+        if chunk and used + cost > room:
+            runs.append(({**base, "select": [r.unique_id for r in chunk]}, chunk))
+            chunk, used = [], 0
+        chunk.append(rel)
+        used += cost
+    if chunk:
+        runs.append(({**base, "select": [r.unique_id for r in chunk]}, chunk))
+    return runs
+
+
 class _Batch:
     """Runs `link_schemas` for a list of relations and collects what came back."""
 
-    def __init__(self, inv: DbtInvocation, options: ProfileOptions, progress: Progress | None, total: int):
+    def __init__(self, inv: DbtInvocation, options: ProfileOptions, progress: Progress | None, total: int,
+                 universe: Sequence[Relation]):
         self.inv, self.options, self.progress, self.total = inv, options, progress, total
+        self.universe = list(universe)
         self.profiles: dict[str, RelationProfile] = {}
         self.failures: list[ProfileFailure] = []
         self.header: dict | None = None
 
     def run(self, relations: list[Relation]) -> None:
+        base = {**self.options.macro_args(), "suggest": False, "envelope": True}
+        for args, chunk in selection_args(relations, self.universe, base):
+            self._run(chunk, args)
+
+    def _run(self, relations: list[Relation], args: dict) -> None:
         if not relations:
             return
         envelope = Envelope()
+        asked = {r.unique_id for r in relations}
 
         def on_message(message) -> None:
             kind = feed(envelope, message.msg)
             if kind == "relation":
                 raw = envelope.relations[-1]
                 profile = relation_profile(raw)
-                self.profiles[profile.unique_id] = profile
                 # Another node (e.g. a source over a seed's table) names the same relation.
                 duplicates = raw.get("duplicates")
-                for duplicate in duplicates if isinstance(duplicates, list) else []:
-                    if isinstance(duplicate, str):
-                        self.profiles[duplicate] = replace(profile, unique_id=duplicate)
+                names = [profile.unique_id] + [d for d in (duplicates if isinstance(duplicates, list) else [])
+                                               if isinstance(d, str)]
+                for name in names:
+                    if name in asked:  # not what this run asked for (e.g. already cached): ignore
+                        self.profiles[name] = profile if name == profile.unique_id else replace(profile, unique_id=name)
                 if self.progress:
                     self.progress(
                         f"[{len(self.profiles)}/{self.total}] profiled {profile.unique_id} "
@@ -91,9 +130,8 @@ class _Batch:
                         f"{', sampled' if profile.sampled else ''})"
                     )
 
-        args = {**self.options.macro_args(), "select": [r.unique_id for r in relations],
-                "suggest": False, "envelope": True}
         result = run_operation(self.inv, PROFILE_MACRO, args, on_message)
+        first_start = self.header is None and not self.profiles and not self.failures
         if envelope.header is not None:
             self.header = envelope.header
         missing = [r for r in relations if r.unique_id not in self.profiles]
@@ -101,7 +139,7 @@ class _Batch:
             for rel in missing:  # the macro skipped it (e.g. relation not built yet)
                 self.failures.append(ProfileFailure(rel.unique_id, "relation not found in the warehouse: run `dbt build` first"))
             return
-        if envelope.header is None and not self.profiles and len(relations) == self.total:
+        if envelope.header is None and first_start:
             # Nothing ran at all: a project-level problem (profile, package not installed, …).
             raise WarehouseError(_project_level_error(result.error_summary()))
         if not missing:
@@ -139,7 +177,7 @@ def profile_project(
     if progress:
         progress(f"profiling {len(work.to_profile)} relations in the warehouse "
                  f"({len(work.cached)} unchanged, from cache)")
-    batch = _Batch(inv, options, progress, len(work.to_profile))
+    batch = _Batch(inv, options, progress, len(work.to_profile), select_relations(project))
     batch.run(work.to_profile)
     header = batch.header or {}
     profiles = ProfileSet(
@@ -153,7 +191,9 @@ def profile_project(
     for uid, profile in batch.profiles.items():
         if uid in by_id:
             cache.put(profile, cache_key(by_id[uid], options, project.adapter_type))
+    # Keep what earlier runs profiled outside this selection (`profile --select` adds to the cache);
+    # drop relations gone from the project and the ones that failed now.
     failed = {f.unique_id for f in batch.failures}
-    cache.prune({uid for uid in by_id if uid not in failed})
+    cache.prune({uid for uid in project.relations if uid not in failed})
     cache.save(profiles)
     return profiles
