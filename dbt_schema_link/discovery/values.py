@@ -230,15 +230,23 @@ def value_space_surprise(child_n: int, child_min_len: int | None, child_max_len:
     Few values inside a dense key range (ids 1..N) give ~0 (no surprise: any small number is
     "contained"); values among sparse keys (4-digit ids, 3-letter codes) give a large number.
     """
+    cap = 1000.0  # the most surprise reported: beyond it every pair is equally implausible
     if child_n <= 0 or parent_n <= 0 or not child_min_len or not child_max_len:
         return 0.0
-    lo, hi = max(1, child_min_len), max(child_min_len, child_max_len)
+    # Lengths past 10**5 characters all mean "a space no parent fills" (and must not overflow).
+    longest = 100_000
+    lo, hi = min(max(1, child_min_len), longest), min(max(child_min_len, child_max_len), longest)
+    # In log10 space: 10 ** hi overflows a float past 308 digits (long numeric strings are real).
     if numeric:
-        space = 10.0 ** hi - (10.0 ** (lo - 1) if lo > 1 else 0.0)
+        # 10**hi - 10**(lo-1) = 10**hi * (1 - 10**(lo-1-hi)), and lo - 1 < hi whenever lo > 1
+        log_space = hi + math.log10(1.0 - 10.0 ** (lo - 1 - hi)) if lo > 1 else float(hi)
     else:
         space = sum(26.0 ** n for n in range(lo, min(hi, 12) + 1))
-    space = max(space, 1.0)
-    density = min(1.0, parent_n / space)
-    if density >= 1.0:
+        log_space = math.log10(space) if space > 1.0 else 0.0
+    log_density = math.log10(parent_n) - max(log_space, 0.0)
+    if log_density >= 0.0:
         return 0.0
-    return min(1000.0, -child_n * math.log10(density))
+    # child_n * -log_density, capped; compared before multiplying so a huge count never overflows
+    if child_n >= cap / -log_density:
+        return cap
+    return child_n * -log_density
