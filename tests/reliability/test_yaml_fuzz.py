@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import event, given, settings
+from hypothesis import event, find, given, settings
 from hypothesis import strategies as st
 
 from dbt_schema_link.writers import apply, plan_writes
@@ -175,5 +175,28 @@ def test_generated_yaml_is_edited_faithfully_or_refused_untouched(scratch, text)
     assert not [c for c in again.changes if c.display == "models/schema.yml"], "a second run edits again"
 
 
-def test_report_yaml_cases():
-    print(f"\nYAML write-back cases fuzzed: {CASES}")
+FEATURES = {  # what the module docstring promises the generator produces -> how to see it in a file
+    "scalar anchor/alias": lambda t: "&store_desc" in t and "*store_desc" in t,
+    "merge key": lambda t: "<<: *base" in t,
+    "mapping alias": lambda t: "*cust_col" in t,
+    "flow-style entry": lambda t: "{name: payments" in t,
+    "block scalar": lambda t: "description: |" in t,
+    "escaped double quotes": lambda t: '\\"key\\"' in t,
+    "unicode": lambda t: any(u in t for u in UNICODE),
+    "CRLF": lambda t: t.count("\r\n") == t.count("\n") > 0,
+    "mixed line endings": lambda t: 0 < t.count("\r\n") < t.count("\n"),
+    "BOM": lambda t: t.startswith("\ufeff"),
+    "tab in indentation": lambda t: "\n\t- name" in t,
+    "comment line": lambda t: any(line.lstrip().startswith("# ") and any(u in line for u in UNICODE)
+                                  for line in t.splitlines()),
+    "no final newline": lambda t: not t.endswith("\n"),
+    "invalid YAML (refused)": lambda t: "Primary key: yes" in t,
+}
+
+
+@pytest.mark.parametrize("feature", sorted(FEATURES))
+def test_generator_reaches_each_feature(feature):
+    """Each hostile feature shows up within the fuzz test's own number of cases."""
+    found = find(schema_variants(), FEATURES[feature],
+                 settings=settings(max_examples=CASES, database=None, derandomize=True, deadline=None))
+    assert FEATURES[feature](found)
