@@ -92,7 +92,8 @@ def duckdb_verifier(project, path: Path):
     return verify, con
 
 
-def run_database(folder: Path) -> tuple[list[Row], scoring.Score, list[tuple[float, bool, bool]]] | None:
+def run_database(folder: Path) -> tuple | None:
+    """(rows, score, accepted links (confidence, strict, lenient), missed FKs, wrong links)."""
     project_dir = folder / "project"
     truth_file = folder / "renamed.sqlite"
     profiles_json = project_dir / "target" / "schema_link" / "profiles.json"
@@ -134,7 +135,9 @@ def run_database(folder: Path) -> tuple[list[Row], scoring.Score, list[tuple[flo
                            (table_of(link["parent"]["relation"]), link["parent"]["column"]))
         strict = p in truth.pairs
         accepted.append((link["confidence"], strict, strict or scoring.is_lenient_match(p, truth, parents)))
-    return rows, sc, accepted
+    misses = sorted(tuple(sorted(p)) for p in truth.pairs - found)
+    extras = sorted(tuple(sorted(p)) for p in found - truth.pairs if not scoring.is_lenient_match(p, truth, parents))
+    return rows, sc, accepted, misses, extras
 
 
 def fit(rows: list[Row], l2: float = L2) -> tuple[float, np.ndarray]:
@@ -217,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--conventions", nargs="+", help="convention folders (default: every prepared one)")
     ap.add_argument("--write", action="store_true", help=f"write the fitted table to {CALIBRATION_PY}")
     ap.add_argument("--json", type=Path, help="write figures here")
+    ap.add_argument("--misses", action="store_true", help="list missed and wrong links per database (stderr)")
     args = ap.parse_args(argv)
     if not args.workdir.is_dir():
         print(f"error: {args.workdir} not found: run benchmarks/conventions.py --prepare-only first", file=sys.stderr)
@@ -235,11 +239,16 @@ def main(argv: list[str] | None = None) -> int:
             if got is None:
                 print(f"skip {conv}/{folder.name}: not prepared", file=sys.stderr)
                 continue
-            r, sc, acc = got
+            r, sc, acc, misses, extras = got
             rows[half] += r
             accepted[half] += acc
             scores[(conv, half)].append(sc)
             print(f"{conv:15s} {folder.name:28s} rows {len(r):5d} TP {sc.tp} found {sc.found} gold {sc.gold}", file=sys.stderr)
+            if args.misses:
+                for m in misses:
+                    print(f"    missed {m}", file=sys.stderr)
+                for e in extras:
+                    print(f"    wrong  {e}", file=sys.stderr)
     print("\nrecall / precision / lenient precision with the weights in force (in-process, exact containment on DuckDB):")
     for conv in conventions:
         cells = []

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from enum import Flag, auto
 
 from dbt_schema_link.discovery.features import ColInfo, Features, RelInfo
-from dbt_schema_link.discovery.names import affixes, initialisms
+from dbt_schema_link.discovery.names import affixes, initialisms, may_abbreviate
 from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.sqlfacts import SqlJoin
 from dbt_schema_link.discovery.types import TypeFamily
@@ -149,7 +149,7 @@ def name_candidates(child: ColInfo, index: NameIndex, limit: int) -> list[ColInf
             if len(rels) <= AFFIX_CAP:
                 for rel in rels:
                     add(rel.key_columns, gw * 0.5)
-        if not hits and len(gram) >= 2 and parts.keyness >= 0.6:
+        if not hits and len(gram) >= 2 and may_abbreviate(parts):
             # abbreviations: initialisms (hdemo, cr) and shortened words (qty, mgr)
             rels = index.by_initialism.get(gram, ())
             if len(rels) <= AFFIX_CAP:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from dbt_schema_link.discovery.features import ColInfo, unrelated_sources
-from dbt_schema_link.discovery.names import MEASURE_WORDS, Role, affix_similarity, fuzzy_similarity
+from dbt_schema_link.discovery.names import MEASURE_WORDS, Role, affix_similarity, fuzzy_similarity, may_abbreviate
 from dbt_schema_link.discovery.records import Evidence, Signal, Trap
 from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.sqlfacts import SqlJoin
@@ -108,8 +108,9 @@ def relation_match(child: ColInfo, parent: ColInfo | None) -> tuple[float, float
             pattern = gw * tw
             via = f"key name {parent.ref.column!r}" if gram == key_head and gram not in rel.names.keys else \
                 f"relation {rel.relation.short_name!r}"
-        elif not tw and gw * 0.9 > pattern and cp.keyness >= 0.6 and gram not in MEASURE_WORDS:
-            # only a key-like name may abbreviate (cust_id ~ customer; discount_pct is no product)
+        elif not tw and gw * 0.9 > pattern and may_abbreviate(cp) and gram not in MEASURE_WORDS:
+            # a key-like name or a one-word name may abbreviate (cust_id, con ~ continents);
+            # a word among others may not (discount_pct is no product)
             abbr, key = rel.names.abbreviation(gram)  # cust ~ customer, hdemo ~ household_demographics
             if abbr and gw * abbr > pattern:
                 pattern = gw * abbr

@@ -10,7 +10,8 @@ import numpy as np
 
 from dbt_schema_link.artifacts.records import ColumnRef, Project, Relation, ResourceType
 from dbt_schema_link.discovery.names import (
-    NameParts, RelationNames, Vocabulary, analyse_column, analyse_relation, strip_table_prefix, table_column_prefix,
+    NameParts, RelationNames, Vocabulary, analyse_column, analyse_relation, is_glued, strip_table_prefix,
+    table_column_prefix,
 )
 from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.types import TypeFamily, family_of
@@ -99,7 +100,8 @@ def build_features(project: Project, profiles: ProfileSet | None, settings: Disc
     rel_names = {uid: analyse_relation(_relation_names(project.relations[uid]), settings.table_prefixes)
                  for uid in enabled}
     # the words relation names use: they tell a glued "orderid" from a word like "valid"
-    vocabulary = Vocabulary(key for names in rel_names.values() for key in names.keys)
+    vocabulary = Vocabulary((key for names in rel_names.values() for key in names.keys),
+                            (w for names in rel_names.values() for ws in names.key_words.values() for w in ws))
     for uid in enabled:
         rel = project.relations[uid]
         prof = profiles.relations.get(uid) if use_values and profiles else None
@@ -112,6 +114,7 @@ def build_features(project: Project, profiles: ProfileSet | None, settings: Disc
         relations[uid] = info
         ordered = sorted(rel.columns.values(), key=lambda c: (c.index, c.name.lower()))
         prefix = table_column_prefix(list(names.key_words.values()), [c.name for c in ordered])
+        glued = is_glued([strip_table_prefix(c.name, prefix) for c in ordered])
         for position, col in enumerate(ordered):
             cprof = prof.column(col.name) if prof is not None else None
             if cprof is not None and (cprof.skipped or not info.has_data):
@@ -125,7 +128,7 @@ def build_features(project: Project, profiles: ProfileSet | None, settings: Disc
                     borrowed[list(cprof.minhash_borrowed)] = True
             ci = ColInfo(
                 ref=ColumnRef(uid, col.name), rel=info, position=position,
-                parts=analyse_column(strip_table_prefix(col.name, prefix), vocabulary), family=family, profile=cprof, signature=sig,
+                parts=analyse_column(strip_table_prefix(col.name, prefix), vocabulary, glued), family=family, profile=cprof, signature=sig,
                 borrowed=borrowed,
             )
             info.columns.append(ci)
@@ -204,7 +207,8 @@ def _pk_score(ci: ColInfo) -> float:
         elif parts.head_key in names.keys and names.keys[parts.head_key] >= 0.9:
             score = 0.95
         elif (names.abbreviates(parts.head_key) or parts.head_key in names.keys
-              or names.abbreviation(parts.head_key)[0] >= ABBREVIATION_MIN):
+              or names.abbreviation(parts.head_key)[0] >= ABBREVIATION_MIN
+              or (len(parts.head_key) == 1 and names.main.startswith(parts.head_key))):  # r_id in race
             score = 0.85
         elif parts.role is not None:
             score = 0.1  # created_by, manager_id: references to other rows

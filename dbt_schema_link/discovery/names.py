@@ -74,6 +74,8 @@ _HIERARCHY_ROLE_WORDS = frozenset({
 _PERSON_VERB_TO = frozenset({"assigned", "sent", "delegated", "escalated", "allocated"})
 _HIERARCHY_VERB_TO = frozenset({"report", "reports", "reporting"})
 
+_ROLE_WORDS = _PERSON_ROLE_WORDS | _HIERARCHY_ROLE_WORDS | _PERSON_VERB_TO | _HIERARCHY_VERB_TO
+
 _FLAG_FIRST = frozenset({"is", "has", "can", "should", "was", "flag"})
 _FLAG_LAST = frozenset({"flag", "yn", "ind", "bool"})
 
@@ -177,16 +179,22 @@ TYPE_TAG_PREFIXES = frozenset({
 })
 
 
-def analyse_column(name: str, known: Callable[[str], bool] | None = None) -> NameParts:
+def analyse_column(name: str, known: Vocabulary | None = None, glued: bool = False) -> NameParts:
     """``known`` says whether a word is one the project's relation names use (or abbreviate):
-    it lets ``orderid`` split into ``order`` + ``id`` without splitting ``valid``."""
+    it lets ``orderid`` split into ``order`` + ``id`` without splitting ``valid``. ``glued``: the
+    column's relation writes its names without separators (``causedbyshipid``), so the name is
+    also cut into the words ``known`` knows (``caused``, ``by``, ``ship``, ``id``)."""
     toks = list(tokens(name))
     if len(toks) > 1 and toks[0] in TYPE_TAG_PREFIXES:
         toks = toks[1:]
     if toks and toks[-1] not in KEY_SUFFIXES:
-        glued = split_glued(toks[-1], known)
-        if glued is not None:
-            toks[-1:] = [singular(glued[0]), glued[1]]
+        split = split_glued(toks[-1], known, always=GLUED_SUFFIXES_OPEN if glued else ())
+        if split is not None:
+            toks[-1:] = [singular(split[0]), split[1]]
+    if glued and known is not None and toks:
+        last_head = len(toks) - (1 if toks[-1] in KEY_SUFFIXES and len(toks) > 1 else 0)
+        toks = [w for t in toks[:last_head] for w in segment(t, known.word)] + toks[last_head:]
+        toks = [singular(t) for t in toks]
     toks = tuple(toks)
     key_suffix: str | None = None
     head = list(toks)
@@ -350,16 +358,52 @@ GLUED_SUFFIXES = ("key", "sk", "id", "code", "num", "nbr", "no")
 GLUED_MIN_HEAD = 3
 
 
-def split_glued(token: str, known: Callable[[str], bool] | None) -> tuple[str, str] | None:
-    """``custkey`` -> (``cust``, ``key``) when ``known("cust")``; ``None`` when it does not split."""
-    if known is None:
-        return None
+#: Suffixes that split off without a known head in relations whose names are all glued.
+GLUED_SUFFIXES_OPEN = ("id", "key", "sk")
+
+
+def split_glued(token: str, known: Callable[[str], bool] | None,
+                always: tuple[str, ...] = ()) -> tuple[str, str] | None:
+    """``custkey`` -> (``cust``, ``key``) when ``known("cust")`` (or the suffix is in ``always``);
+    ``None`` when it does not split."""
     for suffix in GLUED_SUFFIXES:
         if token.endswith(suffix) and len(token) - len(suffix) >= GLUED_MIN_HEAD:
             head = token[: -len(suffix)]
-            if known(head):
+            if suffix in always or (known is not None and known(head)):
                 return head, suffix
     return None
+
+
+#: Short words a glued name may end a part with (``causedby``, ``reportsto``, ``supportrep``).
+SEGMENT_WORDS = frozenset({"by", "to", "of", "in", "on", "at", "for", "via", "from", "with"})
+
+
+def segment(token: str, is_word: Callable[[str], bool]) -> list[str]:
+    """Cut a glued token into words from the right: the longest known word (3+ letters, or a
+    preposition/role word) that ends it, then the same on what is left (``causedbyship`` ->
+    ``caused``, ``by``, ``ship``); what no known word ends stays whole."""
+    parts: list[str] = []
+    rest = token
+
+    def known_word(w: str) -> bool:
+        return (len(w) >= 3 and is_word(w)) or w in _ROLE_WORDS
+
+    def cuts_at(i: int) -> bool:
+        tail, before = rest[i:], rest[:i]
+        if known_word(tail):
+            return True
+        # a preposition between two words, or ending a name after a known word or verb
+        # (``causedbyship``, ``shipvia``, ``reportsto``; never the "on" of ``destination``)
+        return tail in SEGMENT_WORDS and (bool(parts) or known_word(before))
+
+    while len(rest) >= 4:
+        cut = next((i for i in range(2, len(rest) - 1) if cuts_at(i)), None)
+        if cut is None:
+            break
+        parts.insert(0, rest[cut:])
+        rest = rest[:cut]
+    parts.insert(0, rest)
+    return parts
 
 
 def is_subsequence(short: str, long_: str) -> bool:
@@ -381,9 +425,22 @@ def abbreviation_score(short: str, words_: tuple[str, ...]) -> float:
         return 0.9
     if len(words_) > 1 and _pieces(short, words_):
         return 0.85
-    if len(short) >= 3 and short[-1] == whole[-1] and is_subsequence(short, whole):
-        return 0.75
+    if len(short) >= 3 and is_subsequence(short, whole) and (
+            short[-1] == whole[-1] or len(short) >= SUBSEQUENCE_MIN_SHARE * len(whole)):
+        return 0.75  # qty ~ quantity, btl ~ battle
     return 0.0
+
+
+#: A subsequence abbreviation that does not keep the last letter must keep this share of the
+#: letters (``btl`` battle: 3 of 6).
+SUBSEQUENCE_MIN_SHARE = 0.5
+
+
+def may_abbreviate(parts: NameParts) -> bool:
+    """Whether a column's head may be read as an abbreviation of a relation name: a key-like
+    name (``cust_id``) or a one-word name (``con``); a word among others (``discount_pct``)
+    abbreviates nothing. Measure words (``qty``, ``pct``) never do."""
+    return (parts.keyness >= 0.6 or len(parts.head) == 1) and not parts.measure
 
 
 def _pieces(short: str, words_: tuple[str, ...]) -> bool:
@@ -459,11 +516,16 @@ def strip_table_prefix(name: str, prefix: str | None) -> str:
 
 class Vocabulary:
     """The words a project's relation names use, for ``analyse_column(known=...)``: a word is
-    known when it is a relation-name key or a truncation (3+ letters) of one."""
+    known when it is a relation-name key or a truncation (3+ letters) of one; ``word`` asks for
+    the word itself (a key, or one word of a relation's name)."""
 
-    def __init__(self, keys: Iterable[str]) -> None:
+    def __init__(self, keys: Iterable[str], words_: Iterable[str] = ()) -> None:
         self._keys = sorted(set(k for k in keys if k))
         self._set = set(self._keys)
+        self._words = self._set | {w for w in words_ if len(w) >= 3}
+
+    def word(self, word: str) -> bool:
+        return word in self._words
 
     def __call__(self, word: str) -> bool:
         if word in self._set:
@@ -498,3 +560,17 @@ def initialisms(words_: tuple[str, ...]) -> set[str]:
     if len(use) >= 2:
         rec(0, "", 0)
     return out
+
+
+#: A relation writes its names glued when at least this share of its columns are one word
+#: (``orderkey``, ``causedbyshipid``); snake_case or camelCase relations never get near it.
+GLUED_MIN_SHARE = 0.85
+
+
+def is_glued(column_names: list[str]) -> bool:
+    """Whether a relation's column names carry no word separators (see ``GLUED_MIN_SHARE``);
+    a relation of fewer than three columns says too little to tell."""
+    if len(column_names) < 3:
+        return False
+    single = sum(1 for n in column_names if len(words(n)) == 1)
+    return single >= GLUED_MIN_SHARE * len(column_names)

@@ -26,7 +26,7 @@ FITTED_SIGNALS: tuple[Signal, ...] = (
 
 #: Log-odds a link between unrelated sources loses at full ``cross_source_strictness``: a policy
 #: (labelled corpora are one database each, so there is nothing to fit it on), not a fitted weight.
-CROSS_SOURCE_WEIGHT = 2.0
+CROSS_SOURCE_WEIGHT = 1.0
 
 #: Log-odds added by an evidence item of strength 1.0 (declared and lineage links are facts,
 #: not scored: weight 0).

@@ -120,7 +120,7 @@ class DiscoverySettings:
     source schemas, or models with no source in common upstream — often different databases).
     Above 0 such a link needs measured values that chance cannot explain (as a value-only link
     does: ``nameless_min_child_distinct`` or ``nameless_min_surprise``), never names alone; at
-    1.0 it also costs 2 log-odds. 0 treats them like any other pair. Default 1.0, range [0, 1]."""
+    1.0 it also costs 1 log-odds. 0 treats them like any other pair. Default 1.0, range [0, 1]."""
 
     use_names: bool = _flag(True)
     """Use name evidence and name-based candidates. Default true."""

@@ -2,7 +2,7 @@ import pytest
 
 from dbt_schema_link.discovery.names import (
     Role, Vocabulary, abbreviation_score, affix_similarity, analyse_column, analyse_relation, initialisms,
-    singular, strip_table_prefix, table_column_prefix, tokens,
+    is_glued, singular, strip_table_prefix, table_column_prefix, tokens,
 )
 from dbt_schema_link.discovery.types import Compat, TypeFamily, compatibility, family_of
 
@@ -175,3 +175,20 @@ def test_strip_table_prefix_keeps_names_without_it():
     assert strip_table_prefix("PS_PARTKEY", "ps") == "PARTKEY"
     assert strip_table_prefix("order_id", "o") == "order_id"
     assert strip_table_prefix("o", "o") == "o"
+
+
+def test_glued_names_are_cut_into_known_words():
+    known = Vocabulary(["ship", "colour", "address", "shipper"], ["ship", "colour", "address"])
+    assert analyse_column("causedbyshipid", known, glued=True).tokens == ("caused", "by", "ship", "id")
+    assert analyse_column("eyecolourid", known, glued=True).head_ngrams()["colour"] == 0.85
+    assert analyse_column("supportrepid", known, glued=True).role is Role.PERSON
+    assert analyse_column("reportsto", known, glued=True).role is Role.HIERARCHY
+    assert analyse_column("shipvia", known, glued=True).tokens == ("ship", "via")
+    assert analyse_column("destination", known, glued=True).tokens == ("destination",)  # no "on"
+    assert analyse_column("eyecolourid", known).tokens == ("eyecolourid",)  # not a glued relation
+
+
+def test_a_relation_is_glued_when_its_names_carry_no_separators():
+    assert is_glued(["orderkey", "custkey", "totalprice", "comment"])
+    assert not is_glued(["order_id", "customer_id", "status", "amount"])
+    assert not is_glued(["id", "name"])  # too few to tell
