@@ -41,7 +41,8 @@ sys.path.insert(0, str(REPO))
 
 from dbt_schema_link.linker import LinkSettings, open_session  # noqa: E402
 from dbt_schema_link.linker import service  # noqa: E402
-from dbt_schema_link.llm.options import add_llm_arguments, options_from_args, parse_stages  # noqa: E402
+from dbt_schema_link.cli import add_llm_arguments, llm_options_from_args  # noqa: E402
+from dbt_schema_link.llm.options import parse_stages  # noqa: E402
 from dbt_schema_link.profiling.options import ProfileOptions  # noqa: E402
 from dbt_schema_link.llm.stages import attach  # noqa: E402
 from dbt_schema_link.linker.evaluation.harness import (  # noqa: E402
@@ -92,7 +93,7 @@ def llm_variants(args) -> list[tuple[str, object]]:
     """(name, LLMOptions) for each requested stage alone, and all of them together."""
     stages = parse_stages(args.llm)
     names = list(stages) + (["+".join(stages)] if len(stages) > 1 else [])
-    return [(name, options_from_args(args, name.replace("+", ","))) for name in names]
+    return [(name, llm_options_from_args(args, name.replace("+", ","))) for name in names]
 
 
 def limited(bench, limit: int | None):

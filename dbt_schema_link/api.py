@@ -111,3 +111,64 @@ def write(paths: ProjectPaths, inv: DbtInvocation, overrides: dict, mode, includ
     config = project_vars(paths.project_dir).get("write", {})
     options = WriteOptions.from_mapping(config if isinstance(config, dict) else {}, **overrides)
     return write_back(project, links, options, mode, inv if validate else None, validate)
+
+
+# --- question-time linking (`index`, `ask`) ---------------------------------------------------
+
+
+def index(project_dirs: Sequence[str | Path] = (".",), target_path: str | Path | None = None,
+          index_dir: str | Path | None = None, model: str | None = None, group_by: str = "auto",
+          force: bool = False, progress: Progress | None = None, notice: Progress | None = None):
+    """Build or refresh the question index of one or more projects (`dbt-schema-link index`);
+    a linker.BuildReport. `model` None: the default embedding model; "none": lexical only."""
+    from dbt_schema_link import linker
+
+    kwargs = {} if model is None else {"model": model}
+    return linker.index(project_dirs, target_path, index_dir, group_by=group_by, force=force, progress=progress,
+                        notice=notice or _ignore, **kwargs)
+
+
+def open_session(project_dirs: Sequence[str | Path] = (".",), target_path: str | Path | None = None,
+                 index_dir: str | Path | None = None, llm=None, notice: Progress | None = None, **options):
+    """A question session (`dbt-schema-link ask`): the index (refreshed when the project changed)
+    and its model, loaded once. `llm` (dbt_schema_link.llm.LLMOptions) adds the selected LLM
+    stages (docs/llm.md); other keywords as for `linker.open_session` (budget, top, settings,
+    refresh, lexical, progress)."""
+    from dbt_schema_link import linker
+
+    session = linker.open_session(project_dirs, target_path, index_dir, notice=notice or _ignore, **options)
+    if llm is not None and llm.stages:
+        from dbt_schema_link.llm.stages import attach
+
+        session = attach(session, llm)
+    return session
+
+
+def ask(question: str, hint: str | None = None, db: str | None = None, *, session=None, **session_options):
+    """Link one question; a linker.Answer (`answer.context` is the rendered prompt context)."""
+    session = session or open_session(**session_options)
+    return session.ask(question, hint, db)
+
+
+def ask_batch(items, *, session=None, **session_options):
+    """Link many questions (items with `question`, optional `id`, `hint`, `db`), one Answer each."""
+    session = session or open_session(**session_options)
+    yield from session.ask_many(items)
+
+
+def read_questions(path: str | Path) -> list[dict]:
+    """A JSON-lines questions file (`ask --questions`), checked line by line."""
+    from dbt_schema_link.linker import read_questions as read
+
+    return read(path)
+
+
+def answer_json(answer) -> str:
+    """One answer as the JSON line `ask --format json` prints."""
+    from dbt_schema_link.linker import answer_json as to_json
+
+    return to_json(answer)
+
+
+def _ignore(message: str) -> None:
+    """Default notice sink: notices stay on the report / session (`.notices`)."""

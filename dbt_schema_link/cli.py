@@ -17,8 +17,17 @@ from dbt_schema_link import __version__, api
 from dbt_schema_link.dbt_runner import DbtInvocation
 from dbt_schema_link.embedding_spec import DEFAULT_MODEL, INT8_SUFFIX
 from dbt_schema_link.errors import ProfilingIncomplete, SchemaLinkError
+from dbt_schema_link.llm.client import DEFAULT_API_KEY_ENV, DEFAULT_TIMEOUT_S
+from dbt_schema_link.llm.options import CACHE_DIR_NAME, ENV_API_KEY_ENV, ENV_BASE_URL, ENV_MODEL, STAGES
 from dbt_schema_link.profiling.options import ProfileOptions
 from dbt_schema_link.project_config import locate
+
+#: The flag that sets each api keyword a `SchemaLinkError.option` can name.
+OPTION_FLAGS = {
+    "project_dir": "--project-dir", "group_by": "--group-by", "budget": "--budget", "top": "--top",
+    "dbt_version": "--dbt-version", "llm_stages": "--llm", "llm_base_url": "--llm-base-url",
+    "llm_model": "--llm-model", "llm_timeout": "--llm-timeout",
+}
 
 
 class _Reporter:
@@ -31,9 +40,14 @@ class _Reporter:
             print(f"[{time.monotonic() - self.start:6.1f}s] {message}", file=sys.stderr, flush=True)
 
 
-def _project_args(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("dbt project")
-    g.add_argument("--project-dir", default=".", help="dbt project directory (default: current directory)")
+def _project_args(p: argparse.ArgumentParser, several: bool = False) -> None:
+    """The flags every command takes; `several`: --project-dir may repeat (index, ask)."""
+    g = p.add_argument_group("dbt project" + ("s" if several else ""))
+    if several:
+        g.add_argument("--project-dir", action="append", default=None,
+                       help="dbt project directory; repeat to index several projects together (default: .)")
+    else:
+        g.add_argument("--project-dir", default=".", help="dbt project directory (default: current directory)")
     g.add_argument("--target-path", default=None, help="dbt target directory (default: <project>/target)")
     g.add_argument("--profiles-dir", default=None, help="directory of profiles.yml (default: dbt's own lookup)")
     g.add_argument("--target", "-t", default=None, help="dbt target (profile output) to use")
@@ -155,44 +169,40 @@ def cmd_write(args) -> int:
 
 
 def _linker_args(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("dbt projects")
-    g.add_argument("--project-dir", action="append", default=None,
-                   help="dbt project directory; repeat to index several projects together (default: .)")
-    g.add_argument("--target-path", default=None, help="dbt target directory of each project (default: <project>/target)")
-    g.add_argument("--index-dir", default=None, help="where the index lives (default: <first project>/target/schema_link/index)")
-    g.add_argument("--quiet", "-q", action="store_true", help="no progress messages on stderr")
+    _project_args(p, several=True)
+    p.add_argument("--index-dir", default=None, help="where the index lives (default: <first project>/target/schema_link/index)")
+
+
+def _notice(message: str) -> None:
+    """Library notices (missing catalog, model fallback, index refreshed): shown even with --quiet."""
+    print(message, file=sys.stderr, flush=True)
 
 
 def cmd_index(args) -> int:
-    from dbt_schema_link import linker
-
     report = _Reporter(args.quiet)
-    result = linker.index(args.project_dir or ["."], args.target_path, args.index_dir, args.model,
-                          args.group_by, args.force, progress=report)
+    result = api.index(args.project_dir or ["."], args.target_path, args.index_dir, args.model,
+                       args.group_by, args.force, progress=report, notice=_notice)
     print(result.summary(), file=sys.stderr)
     return 0
 
 
 def cmd_ask(args) -> int:
-    from dbt_schema_link import linker
-
     if bool(args.question) == bool(args.questions):
         raise SchemaLinkError('give either a question ("...") or --questions FILE.jsonl')
-    llm = _llm_options(args)
-    session = linker.open_session(
-        args.project_dir or ["."], args.target_path, args.index_dir, args.budget, args.top,
-        _settings_overrides(args.set) or None, refresh=not args.no_refresh,
-        progress=None if args.quiet else _Reporter(False), llm=llm,
+    session = api.open_session(
+        args.project_dir or ["."], args.target_path, args.index_dir, llm=llm_options_from_args(args), notice=_notice,
+        budget=args.budget, top=args.top, settings=_settings_overrides(args.set) or None,
+        refresh=not args.no_refresh, progress=None if args.quiet else _Reporter(False),
     )
     if args.questions:
-        for answer in session.ask_many(linker.read_questions(args.questions)):
-            print(linker.answer_json(answer), flush=True)
+        for answer in api.ask_batch(api.read_questions(args.questions), session=session):
+            print(api.answer_json(answer), flush=True)
             _llm_warnings(answer)
         _llm_summary(session, args.quiet)
         return 0
-    answer = session.ask(args.question, args.hint, args.db)
+    answer = api.ask(args.question, args.hint, args.db, session=session)
     if args.format == "json":
-        print(linker.answer_json(answer))
+        print(api.answer_json(answer))
     else:
         print(answer.context)
     _llm_warnings(answer)
@@ -203,13 +213,39 @@ def cmd_ask(args) -> int:
     return 0
 
 
-def _llm_options(args):
-    """The --llm* options (docs/llm.md); None when no stage is selected (fully offline)."""
-    if not args.llm:
-        return None
-    from dbt_schema_link.llm.options import options_from_args
+def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
+    """The `--llm*` options of `ask` (and of benchmarks/question_linking.py)."""
+    g = parser.add_argument_group("LLM stages (optional; docs/llm.md)")
+    g.add_argument("--llm", default=None, metavar="STAGES",
+                   help=f"comma-separated stages to run against an OpenAI-compatible endpoint: "
+                        f"{', '.join(STAGES)}, or all (default: none, fully offline)")
+    g.add_argument("--llm-base-url", default=None, metavar="URL",
+                   help=f"endpoint base URL, e.g. http://localhost:11434/v1 (default: ${ENV_BASE_URL})")
+    g.add_argument("--llm-model", default=None, metavar="NAME", help=f"model name (default: ${ENV_MODEL})")
+    g.add_argument("--llm-api-key-env", default=None, metavar="VAR",
+                   help=f"environment variable holding the API key (default: ${ENV_API_KEY_ENV} or {DEFAULT_API_KEY_ENV}); "
+                        f"the key itself is never printed, logged or cached")
+    g.add_argument("--llm-timeout", type=float, default=None, metavar="SECONDS",
+                   help=f"seconds per request (default {DEFAULT_TIMEOUT_S:g})")
+    g.add_argument("--llm-price-prompt", type=float, default=None, metavar="PRICE",
+                   help="price per 1,000 prompt tokens, for the cost figures (default: no cost shown)")
+    g.add_argument("--llm-price-completion", type=float, default=None, metavar="PRICE",
+                   help="price per 1,000 completion tokens")
+    g.add_argument("--llm-no-cache", action="store_true",
+                   help=f"do not read or write the response cache (target/schema_link/{CACHE_DIR_NAME}/)")
 
-    return options_from_args(args)
+
+def llm_options_from_args(args, stages: str | None = None):
+    """LLMOptions from parsed `add_llm_arguments` flags (`stages` overrides --llm); None when no
+    stage is selected (fully offline)."""
+    stages = args.llm if stages is None else stages
+    if not stages:
+        return None
+    from dbt_schema_link.llm.options import llm_options
+
+    return llm_options(stages, args.llm_base_url, args.llm_model, args.llm_api_key_env, args.llm_timeout,
+                       cache=not args.llm_no_cache, prompt_price_per_1k=args.llm_price_prompt,
+                       completion_price_per_1k=args.llm_price_completion)
 
 
 def _llm_warnings(answer) -> None:
@@ -218,9 +254,15 @@ def _llm_warnings(answer) -> None:
 
 
 def _llm_summary(session, quiet: bool) -> None:
-    hook = session.linker.hook
+    hook = session.hook
     if hook is not None and not quiet:
         print(hook.summary(), file=sys.stderr)
+
+
+def _with_flag(exc: SchemaLinkError) -> str:
+    """The library says what is wrong; the CLI says which flag sets it."""
+    flag = OPTION_FLAGS.get(exc.option or "")
+    return f"{flag}: {exc}" if flag and not str(exc).startswith(flag) else str(exc)
 
 
 def _print_table(rows: list[tuple[str, ...]]) -> None:
@@ -310,8 +352,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help="batch mode: one JSON object per line (id, question, hint, db); prints one JSON line each")
     p.add_argument("--no-refresh", action="store_true", help="use the index as it is, even if the project changed")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a linking setting")
-    from dbt_schema_link.llm.options import add_llm_arguments
-
     add_llm_arguments(p)
     p.set_defaults(func=cmd_ask)
     return parser
@@ -323,7 +363,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except SchemaLinkError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_with_flag(exc)}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("error: interrupted; nothing partial was written (files are replaced atomically)", file=sys.stderr)

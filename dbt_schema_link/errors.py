@@ -5,9 +5,16 @@ from __future__ import annotations
 
 
 class SchemaLinkError(Exception):
-    """A problem the user can fix; ``str(err)`` is the one-line message shown by the CLI."""
+    """A problem the user can fix; ``str(err)`` is the one-line message shown by the CLI.
+
+    ``option`` names the setting at fault (a keyword of the api function, e.g. ``"budget"``) when
+    there is one: the message says what is wrong, the CLI adds the flag that sets it."""
 
     exit_code = 2
+
+    def __init__(self, message: str = "", *, option: str | None = None):
+        super().__init__(message)
+        self.option = option
 
 
 class ArtifactError(SchemaLinkError):

@@ -45,7 +45,7 @@ class ProjectPaths:
 def locate(project_dir: str | Path, target_path: str | Path | None = None) -> ProjectPaths:
     root = Path(project_dir).resolve()
     if not (root / "dbt_project.yml").exists():
-        raise ArtifactError(f"{root} has no dbt_project.yml: pass --project-dir pointing at a dbt project")
+        raise ArtifactError(f"{root} has no dbt_project.yml: point at a dbt project's directory", option="project_dir")
     if target_path is None:
         target_path = _configured_target_path(root) or "target"
     target = Path(target_path)

@@ -21,6 +21,7 @@ import numpy as np
 from dbt_schema_link.errors import SchemaLinkError
 from dbt_schema_link.linker.answer import Answer, Candidate, ColumnPick, JoinPick, RelationPick
 from dbt_schema_link.linker.embedder import Embedder
+from dbt_schema_link.linker.hook import LinkerHook
 from dbt_schema_link.linker.ranking import best_first
 from dbt_schema_link.linker.store import LinkIndex
 from dbt_schema_link.linker.text import question_terms, terms
@@ -126,7 +127,7 @@ class Linker:
         self.retrieval = "dense+lexical+values" if self.embedder else "lexical+values"
         self._name_index = _NameIndex.build(index)
         self._group_ncols = np.bincount(index.col_group, minlength=len(index.corpus.groups))
-        self.hook = None  # optional question-time stages (dbt_schema_link.llm.LLMStages); None: offline
+        self.hook: LinkerHook | None = None  # optional question-time stages (linker/hook.py); None: offline
 
     # ---------------------------------------------------------------------------------------
     def embed_questions(self, texts: Sequence[str]) -> np.ndarray | None:

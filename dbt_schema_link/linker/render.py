@@ -181,7 +181,7 @@ class Renderer:
         frame, slot, fixed = self._frame(answer.question, answer.hint, dialect)
         if budget is not None and fixed > budget:
             raise SchemaLinkError(f"a budget of {budget} tokens cannot hold the prompt template and question "
-                                  f"({fixed} tokens): raise --budget")
+                                  f"({fixed} tokens): raise the budget", option="budget")
         if group is None:
             text = self._assemble(frame, slot, [])
             return Rendered(text, count_tokens(text), "linked")

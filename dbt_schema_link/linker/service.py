@@ -4,14 +4,17 @@
     answer = ask("How many orders per country?")        # dbt-schema-link ask "..."
     for a in ask_batch(read_questions("q.jsonl")): ...  # dbt-schema-link ask --questions q.jsonl
 
-`open_session` loads the index and the embedding model once for many questions.
+`open_session` loads the index and the embedding model once for many questions. Nothing here
+prints: notices (missing catalog, model fallback, index refreshed) go to the `notice` callback and
+are kept on the report/session; `progress` gets build steps. Optional stages plug in through
+`LinkSession.with_hook` (linker/hook.py); `dbt_schema_link.api` wires the LLM stages.
 """
 
 from __future__ import annotations
 
+import copy
 import json
-import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
@@ -20,6 +23,7 @@ from dbt_schema_link.errors import SchemaLinkError
 from dbt_schema_link.linker.answer import Answer
 from dbt_schema_link.linker.documents import GROUP_MODES, ProjectInput
 from dbt_schema_link.linker.embedder import DEFAULT_MODEL, NO_MODEL, load_embedder
+from dbt_schema_link.linker.hook import LinkerHook
 from dbt_schema_link.linker.linkfile import declared_links, read_links_file
 from dbt_schema_link.linker.pipeline import Linker, LinkSettings
 from dbt_schema_link.linker.render import DEFAULT_BUDGET, DEFAULT_TEMPLATE, Renderer
@@ -31,8 +35,8 @@ from dbt_schema_link.project_config import ProjectPaths, locate
 Progress = Callable[[str], None]
 
 
-def _stderr(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
+def _ignore(message: str) -> None:
+    """The default `notice`: the message is still kept on the report or session."""
 
 
 def default_index_dir(paths: ProjectPaths) -> Path:
@@ -55,7 +59,7 @@ def _input_files(paths: Sequence[ProjectPaths]) -> list[Path]:
     return out
 
 
-def load_inputs(paths: Sequence[ProjectPaths], notice: Progress = _stderr) -> list[ProjectInput]:
+def load_inputs(paths: Sequence[ProjectPaths], notice: Progress = _ignore) -> list[ProjectInput]:
     """Projects as the index sees them: records, cached profiles (sample values), join links."""
     inputs = []
     for p in paths:
@@ -74,15 +78,15 @@ def load_inputs(paths: Sequence[ProjectPaths], notice: Progress = _stderr) -> li
 
 def index(project_dirs: Sequence[str | Path] = (".",), target_path: str | Path | None = None,
           index_dir: str | Path | None = None, model: str | None = DEFAULT_MODEL, group_by: str = "auto",
-          force: bool = False, progress: Progress | None = None, notice: Progress = _stderr) -> BuildReport:
+          force: bool = False, progress: Progress | None = None, notice: Progress = _ignore) -> BuildReport:
     """Build or refresh the question index of one or more dbt projects (`dbt-schema-link index`).
 
     Unchanged inputs → nothing is done; changed descriptions/profiles/links → rebuilt, embedding
     only the texts that changed. The index lives in the first project's target/schema_link/index
-    unless `index_dir` says otherwise.
+    unless `index_dir` says otherwise. Notices go to `notice` and onto the report.
     """
     if group_by not in GROUP_MODES:
-        raise SchemaLinkError(f"--group-by {group_by!r} is not one of {', '.join(GROUP_MODES)}")
+        raise SchemaLinkError(f"grouping {group_by!r} is not one of {', '.join(GROUP_MODES)}", option="group_by")
     paths = _locate_all(project_dirs, target_path)
     out_dir = Path(index_dir) if index_dir else default_index_dir(paths[0])
     wanted = None if (model or "").strip().lower() in NO_MODEL else model
@@ -95,18 +99,23 @@ def index(project_dirs: Sequence[str | Path] = (".",), target_path: str | Path |
     meta = read_meta(out_dir)
     if not force and meta and meta.get("fingerprint") == digest and meta.get("model") == wanted:
         return build_index([], out_dir, None, group_by, digest, False, progress)  # up to date: no model load
+    notices: list[str] = []
+
+    def say(message: str) -> None:
+        notices.append(message)
+        notice(message)
+
     status = load_embedder(model)
     if status.notice:
-        notice(status.notice)
+        say(status.notice)
     if status.embedder is None and wanted is not None:
         digest = digest_for(None)
-    inputs = load_inputs(paths, notice)
+    inputs = load_inputs(paths, say)
     meta = [{"name": i.project.project_name, "project_dir": str(p.project_dir), "target_dir": str(p.target_dir),
              "dbt_version": i.project.dbt_version, "adapter": i.project.adapter_type}
             for i, p in zip(inputs, paths)]
     report = build_index(inputs, out_dir, status.embedder, group_by, digest, True, progress, meta)
-    if status.notice:
-        report.notices.append(status.notice)
+    report.notices.extend(notices)
     return report
 
 
@@ -118,10 +127,21 @@ class LinkSession:
     renderer: Renderer
     budget: int | None = DEFAULT_BUDGET
     notices: list[str] = field(default_factory=list)
+    index_dir: Path | None = None  # where the index was loaded from (hooks keep their caches beside it)
 
     @property
     def index(self):
         return self.linker.index
+
+    @property
+    def hook(self) -> LinkerHook | None:
+        return self.linker.hook
+
+    def with_hook(self, hook: LinkerHook | None) -> "LinkSession":
+        """A session sharing this one's index, model and renderer whose linker runs `hook`."""
+        linker = copy.copy(self.linker)
+        linker.hook = hook
+        return replace(self, linker=linker, notices=list(self.notices))
 
     def _finish(self, answer: Answer) -> Answer:
         rendered = self.renderer.render(answer, self.budget, answer.scores)
@@ -139,14 +159,14 @@ class LinkSession:
 def open_session(project_dirs: Sequence[str | Path] = (".",), target_path: str | Path | None = None,
                  index_dir: str | Path | None = None, budget: int | None = DEFAULT_BUDGET, top: int | None = None,
                  settings: dict | LinkSettings | None = None, template: str = DEFAULT_TEMPLATE,
-                 refresh: bool = True, lexical: bool = False, notice: Progress = _stderr,
-                 progress: Progress | None = None, llm=None) -> LinkSession:
+                 refresh: bool = True, lexical: bool = False, notice: Progress = _ignore,
+                 progress: Progress | None = None) -> LinkSession:
     """Load (refreshing first if the project changed) the index and its embedding model.
-    `llm` (dbt_schema_link.llm.LLMOptions) adds the selected LLM stages (docs/llm.md)."""
+    Offline; `dbt_schema_link.api.open_session(llm=...)` adds the LLM stages (docs/llm.md)."""
     if budget is not None and budget < 1:
-        raise SchemaLinkError(f"--budget {budget} must be a positive number of tokens")
+        raise SchemaLinkError(f"the token budget {budget} must be a positive number of tokens", option="budget")
     if top is not None and top < 1:
-        raise SchemaLinkError(f"--top {top} must be at least 1")
+        raise SchemaLinkError(f"at most {top} columns: the column limit must be at least 1", option="top")
     notices: list[str] = []
 
     def say(message: str) -> None:
@@ -173,18 +193,12 @@ def open_session(project_dirs: Sequence[str | Path] = (".",), target_path: str |
             say(status.notice)
         embedder = status.embedder
     elif not idx.model:
-        say("notice: the index has no dense vectors (built with --model none): lexical and value matching only")
+        say("notice: the index has no dense vectors (built without an embedding model): lexical and value matching only")
     base = settings if isinstance(settings, LinkSettings) else LinkSettings().with_overrides(settings)
     if top is not None:
         base = base.with_overrides({"max_columns": top})
     dialect = next((p.get("adapter") for p in idx.meta.get("projects", []) if p.get("adapter")), None) or "SQL"
-    session = LinkSession(Linker(idx, embedder, base), Renderer(idx, template, dialect), budget, notices)
-    if llm is not None and llm.stages:
-        from dbt_schema_link.llm.options import CACHE_DIR_NAME
-        from dbt_schema_link.llm.stages import attach
-
-        session = attach(session, llm, out_dir.parent / CACHE_DIR_NAME)
-    return session
+    return LinkSession(Linker(idx, embedder, base), Renderer(idx, template, dialect), budget, notices, out_dir)
 
 
 def ask(question: str, hint: str | None = None, db: str | None = None, *, session: LinkSession | None = None,

@@ -1,15 +1,15 @@
 """Optional LLM stages for the question-time linker (docs/llm.md).
 
-    from dbt_schema_link.linker import open_session
+    from dbt_schema_link import api
     from dbt_schema_link.llm import llm_options
 
     opts = llm_options("hallucinate,rerank", base_url="http://localhost:11434/v1", model="qwen2.5:7b")
-    session = open_session(["examples/shop"], llm=opts)
+    session = api.open_session(["examples/shop"], llm=opts)
     answer = session.ask("revenue per country")   # answer.llm: stages run, requests, tokens, cost
 
 Without `llm` (or with no stage selected) the linker runs offline, byte-for-byte as before.
-Modules: client (HTTP, retries, cache, accounting), options (--llm*), prompts, parse (strict
-reading of answers), stages (the linker hook). Names are imported lazily so that the CLI's parser
+Modules: client (HTTP, retries, cache, accounting), options (LLMOptions), prompts, parse (strict
+reading of answers), stages (the linker hook, `linker/hook.py`'s LinkerHook). Names are imported lazily so that the CLI's parser
 does not load the linker.
 """
 
@@ -21,7 +21,7 @@ _NAMES = {
     "ChatClient": "client", "ChatRequest": "client", "ChatResponse": "client", "LLMConfig": "client",
     "LLMError": "client", "LLMUnavailable": "client", "Meter": "client", "DEFAULT_API_KEY_ENV": "client",
     "STAGES": "options", "LLMOptions": "options", "parse_stages": "options", "llm_options": "options",
-    "add_llm_arguments": "options", "options_from_args": "options", "CACHE_DIR_NAME": "options",
+    "CACHE_DIR_NAME": "options",
     "ENV_BASE_URL": "options", "ENV_MODEL": "options", "ENV_API_KEY_ENV": "options",
     "LLMRecord": "stages", "LLMStages": "stages", "attach": "stages",
 }

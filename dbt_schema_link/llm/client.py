@@ -80,12 +80,12 @@ class LLMConfig:
     def __post_init__(self):
         url = (self.base_url or "").strip()
         if not url.startswith(("http://", "https://")):
-            raise SchemaLinkError(f"--llm-base-url {self.base_url!r} is not an http(s) URL: "
-                                  f"e.g. http://localhost:11434/v1 or https://api.openai.com/v1")
+            raise SchemaLinkError(f"LLM base URL {self.base_url!r} is not an http(s) URL: "
+                                  f"e.g. http://localhost:11434/v1 or https://api.openai.com/v1", option="llm_base_url")
         if not (self.model or "").strip():
-            raise SchemaLinkError("--llm-model is empty: name the model the endpoint serves")
+            raise SchemaLinkError("the LLM model name is empty: name the model the endpoint serves", option="llm_model")
         if self.timeout_s <= 0:
-            raise SchemaLinkError(f"--llm-timeout {self.timeout_s} must be a positive number of seconds")
+            raise SchemaLinkError(f"LLM timeout {self.timeout_s} must be a positive number of seconds", option="llm_timeout")
         if not 0 <= self.max_retries <= 10:
             raise SchemaLinkError(f"LLM max_retries {self.max_retries} must be between 0 and 10")
         if not 1 <= self.concurrency <= 64:

@@ -1,5 +1,6 @@
-"""Which LLM stages run and against which endpoint: the `--llm*` options, their environment
-fallbacks, and `LLMOptions`. Light on imports: the CLI builds its parser from here."""
+"""Which LLM stages run and against which endpoint: `LLMOptions`, built by `llm_options` with
+environment fallbacks (the CLI's `--llm*` flags map onto its keywords). Light on imports: the
+CLI's parser reads the defaults from here without loading the linker."""
 
 from __future__ import annotations
 
@@ -37,8 +38,8 @@ def parse_stages(spec: str | Sequence[str] | None) -> tuple[str, ...]:
         return STAGES
     unknown = sorted(names - set(STAGES))
     if unknown:
-        raise SchemaLinkError(f"--llm {', '.join(unknown)} is not a stage: use one or more of "
-                              f"{', '.join(STAGES)} (comma-separated) or all")
+        raise SchemaLinkError(f"{', '.join(unknown)} is not a stage: use one or more of "
+                              f"{', '.join(STAGES)} (comma-separated) or all", option="llm_stages")
     return tuple(s for s in STAGES if s in names)
 
 
@@ -64,48 +65,20 @@ def llm_options(stages: str | Sequence[str] | None, base_url: str | None = None,
                 api_key_env: str | None = None, timeout_s: float | None = None, cache: bool = True,
                 cache_dir: str | Path | None = None, prompt_price_per_1k: float | None = None,
                 completion_price_per_1k: float | None = None) -> LLMOptions | None:
-    """Options from the CLI's words (falling back to SCHEMA_LINK_LLM_* variables); None when no
-    stage is selected. Without `cache_dir` the session puts the cache beside its index."""
+    """Options (falling back to SCHEMA_LINK_LLM_* variables); None when no stage is selected.
+    Without `cache_dir` the session puts the cache beside its index."""
     chosen = parse_stages(stages)
     if not chosen:
         return None
     base_url = base_url or os.environ.get(ENV_BASE_URL)
     model = model or os.environ.get(ENV_MODEL)
     if not base_url:
-        raise SchemaLinkError(f"--llm {','.join(chosen)} needs an endpoint: pass --llm-base-url URL "
-                              f"(or set {ENV_BASE_URL}), e.g. http://localhost:11434/v1")
+        raise SchemaLinkError(f"LLM stages {','.join(chosen)} need an endpoint base URL (or {ENV_BASE_URL} set), "
+                              f"e.g. http://localhost:11434/v1", option="llm_base_url")
     if not model:
-        raise SchemaLinkError(f"--llm {','.join(chosen)} needs a model: pass --llm-model NAME (or set {ENV_MODEL})")
+        raise SchemaLinkError(f"LLM stages {','.join(chosen)} need a model name (or {ENV_MODEL} set)",
+                              option="llm_model")
     config = LLMConfig(base_url, model, api_key_env or os.environ.get(ENV_API_KEY_ENV) or DEFAULT_API_KEY_ENV,
                        timeout_s=timeout_s or DEFAULT_TIMEOUT_S, cache_dir=Path(cache_dir) if cache_dir else None,
                        prompt_price_per_1k=prompt_price_per_1k, completion_price_per_1k=completion_price_per_1k)
     return LLMOptions(chosen, config, cache=cache)
-
-
-def add_llm_arguments(parser) -> None:
-    """The `--llm*` options of `ask` and of benchmarks/question_linking.py."""
-    g = parser.add_argument_group("LLM stages (optional; docs/llm.md)")
-    g.add_argument("--llm", default=None, metavar="STAGES",
-                   help=f"comma-separated stages to run against an OpenAI-compatible endpoint: "
-                        f"{', '.join(STAGES)}, or all (default: none, fully offline)")
-    g.add_argument("--llm-base-url", default=None, metavar="URL",
-                   help=f"endpoint base URL, e.g. http://localhost:11434/v1 (default: ${ENV_BASE_URL})")
-    g.add_argument("--llm-model", default=None, metavar="NAME", help=f"model name (default: ${ENV_MODEL})")
-    g.add_argument("--llm-api-key-env", default=None, metavar="VAR",
-                   help=f"environment variable holding the API key (default: ${ENV_API_KEY_ENV} or {DEFAULT_API_KEY_ENV}); "
-                        f"the key itself is never printed, logged or cached")
-    g.add_argument("--llm-timeout", type=float, default=None, metavar="SECONDS",
-                   help=f"seconds per request (default {DEFAULT_TIMEOUT_S:g})")
-    g.add_argument("--llm-price-prompt", type=float, default=None, metavar="PRICE",
-                   help="price per 1,000 prompt tokens, for the cost figures (default: no cost shown)")
-    g.add_argument("--llm-price-completion", type=float, default=None, metavar="PRICE",
-                   help="price per 1,000 completion tokens")
-    g.add_argument("--llm-no-cache", action="store_true",
-                   help=f"do not read or write the response cache (target/schema_link/{CACHE_DIR_NAME}/)")
-
-
-def options_from_args(args, stages: str | None = None) -> LLMOptions | None:
-    """LLMOptions from parsed `add_llm_arguments` options (`stages` overrides --llm)."""
-    return llm_options(args.llm if stages is None else stages, args.llm_base_url, args.llm_model,
-                       args.llm_api_key_env, args.llm_timeout, cache=not args.llm_no_cache,
-                       prompt_price_per_1k=args.llm_price_prompt, completion_price_per_1k=args.llm_price_completion)

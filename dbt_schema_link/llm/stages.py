@@ -22,7 +22,6 @@ answer's `llm` record; nothing here raises into the linker.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import threading
 from dataclasses import dataclass, field
@@ -34,7 +33,7 @@ import numpy as np
 from dbt_schema_link.linker.text import identifier_words, question_terms
 from dbt_schema_link.llm import prompts
 from dbt_schema_link.llm.client import ChatClient, ChatRequest, ChatResponse, LLMError, Meter
-from dbt_schema_link.llm.options import LLMOptions
+from dbt_schema_link.llm.options import CACHE_DIR_NAME, LLMOptions
 from dbt_schema_link.llm.parse import (
     AnswerFormatError,
     NameResolver,
@@ -431,11 +430,12 @@ def _sqlglot_dialect(adapter: str | None) -> str | None:
 
 def attach(session, options: LLMOptions | None, cache_dir: str | Path | None = None):
     """A session sharing `session`'s index, model and renderer whose linker runs the selected
-    stages (the same session when no stage is selected)."""
+    stages (the same session when no stage is selected). Responses are cached in `cache_dir`,
+    by default target/schema_link/llm_cache/ beside the session's index."""
     if options is None or not options.stages:
         return session
+    if cache_dir is None and session.index_dir is not None:
+        cache_dir = Path(session.index_dir).parent / CACHE_DIR_NAME
     if options.cache and options.config.cache_dir is None and cache_dir is not None:
         options = dataclasses.replace(options, config=dataclasses.replace(options.config, cache_dir=Path(cache_dir)))
-    linker = copy.copy(session.linker)
-    linker.hook = LLMStages(options, session.renderer)
-    return dataclasses.replace(session, linker=linker, notices=list(session.notices))
+    return session.with_hook(LLMStages(options, session.renderer))

@@ -37,10 +37,10 @@ REJECTED = "rejected: it was written before and has since been removed from the 
 def project_dir_of(project: Project, options: WriteOptions) -> Path:
     raw = options.project_dir or project.project_dir
     if not raw:
-        raise YamlWriteError("no dbt project directory given: pass --project-dir (or WriteOptions.project_dir)")
+        raise YamlWriteError("no dbt project directory given: set WriteOptions.project_dir", option="project_dir")
     path = Path(raw).resolve()
     if not (path / "dbt_project.yml").exists():
-        raise YamlWriteError(f"{path} has no dbt_project.yml: pass --project-dir pointing at the dbt project")
+        raise YamlWriteError(f"{path} has no dbt_project.yml: point at the dbt project's directory", option="project_dir")
     return path
 
 

@@ -56,7 +56,8 @@ def syntax_for(version: str) -> DbtSyntax:
     match = _VERSION_RE.match(version or "")
     if not match:
         raise SchemaLinkError(
-            f"cannot tell the dbt version from {version!r}: run `dbt parse` with dbt >= 1.8 or pass --dbt-version X.Y.Z"
+            f"cannot tell the dbt version from {version!r}: run `dbt parse` with dbt >= 1.8 or give the version (X.Y.Z)",
+            option="dbt_version",
         )
     parsed = (int(match.group(1)), int(match.group(2)), int(match.group(3) or 0))
     if parsed < MIN_SUPPORTED:

@@ -220,7 +220,27 @@ def test_missing_index_and_bad_options_are_one_line_errors(two_schema_project, t
 
     with pytest.raises(LinkIndexError, match="run `dbt-schema-link index`"):
         load_index(tmp_path / "nothing")
-    with pytest.raises(SchemaLinkError, match="--top"):
+    with pytest.raises(SchemaLinkError, match="column limit") as bad_top:
         open_session([two_schema_project], top=0, refresh=False, notice=quiet)
+    assert bad_top.value.option == "top"  # the CLI names --top
     with pytest.raises(SchemaLinkError, match="unknown linker setting"):
         open_session([two_schema_project], settings={"nope": 1}, refresh=False, notice=quiet)
+
+
+def test_cli_index_and_ask_take_the_common_project_flags(two_schema_project, tmp_path, capsys):
+    """index and ask accept the same project/profiles/target flags as every command, and a bad
+    option is one line naming its flag (the library names the setting, the CLI the flag)."""
+    from dbt_schema_link import cli
+
+    common = ["--project-dir", str(two_schema_project), "--profiles-dir", str(two_schema_project),
+              "--target", "dev", "--quiet", "--index-dir", str(tmp_path / "idx")]
+    assert cli.main(["index", *common, "--model", "none"]) == 0
+    assert cli.main(["ask", "Total order amount per customer city", *common, "--no-refresh"]) == 0
+    out, _ = capsys.readouterr()
+    assert "orders" in out
+    assert cli.main(["ask", "x", *common, "--no-refresh", "--top", "0"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("error: --top: ") and "column limit" in err[-1]
+    assert cli.main(["index", *common, "--model", "none", "--group-by", "schema", "--project-dir",
+                     str(tmp_path / "nowhere")]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1].startswith("error: --project-dir: ")

@@ -169,7 +169,7 @@ def test_chat_many_respects_the_concurrency_limit():
 
 
 def test_settings_are_checked():
-    for kw, msg in (({"base_url": "localhost:8000"}, "not an http"), ({"model": " "}, "model is empty"),
+    for kw, msg in (({"base_url": "localhost:8000"}, "not an http"), ({"model": " "}, "model name is empty"),
                     ({"timeout_s": 0}, "positive"), ({"concurrency": 0}, "concurrency")):
         args = {"base_url": "http://x/v1", "model": "m", **kw}
         with pytest.raises(Exception, match=msg):

@@ -1,5 +1,5 @@
 """The three LLM stages end to end: a real dbt-duckdb project and index, the real embedding model,
-`open_session(llm=...)` / the CLI, and a local HTTP server speaking chat/completions with scripted
+`api.open_session(llm=...)` / the CLI, and a local HTTP server speaking chat/completions with scripted
 answers chosen by prompt content. Real HTTP, real client, nothing patched."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from dbt_schema_link import cli
-from dbt_schema_link.linker import index, open_session
+from dbt_schema_link.api import open_session
+from dbt_schema_link.linker import index
 from dbt_schema_link.llm import llm_options
 from dbt_schema_link.llm.prompts import BEGIN, END
 from tests.llm.fakeserver import Reply, ScriptedLLM, closed_port_url, completion, prompt_text, system_text, yes_logprobs
@@ -230,7 +231,8 @@ def test_cli_rejects_unknown_stage_and_missing_endpoint(project, capsys, monkeyp
     assert cli.main(["ask", QUESTION, "--project-dir", str(project), "--no-refresh", "--llm", "magic"]) == 2
     assert "is not a stage" in capsys.readouterr().err
     assert cli.main(["ask", QUESTION, "--project-dir", str(project), "--no-refresh", "--llm", "all"]) == 2
-    assert "--llm-base-url" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("error: --llm-base-url: ") and "SCHEMA_LINK_LLM_BASE_URL" in err and err.count("\n") == 1
 
 
 def test_cli_batch_mode_reports_each_answer_and_the_run(project, capsys, tmp_path):
