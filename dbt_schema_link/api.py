@@ -15,7 +15,8 @@ from dbt_schema_link.profiling.options import ProfileOptions
 from dbt_schema_link.profiling.profiler import profile_project
 from dbt_schema_link.profiling.records import ProfileSet
 from dbt_schema_link.profiling.stored import stored_profiles
-from dbt_schema_link.project_config import ProjectPaths, project_vars
+from dbt_schema_link.project_config import ProjectPaths, locate, project_vars
+from dbt_schema_link.project_setup import InitReport, init as init_project, prepare_artifacts, require_package
 
 Progress = Callable[[str], None]
 
@@ -26,10 +27,22 @@ class ProfileRun:
     profiles: ProfileSet
 
 
+def init(project_dir: str | Path, inv: DbtInvocation, check: bool = False,
+         progress: Progress | None = None) -> InitReport:
+    """Add the dbt package to packages.yml (round-trip edit) and run `dbt deps`
+    (`dbt-schema-link init`); `check`: report only. `report.lines` say what was (would be) done."""
+    return init_project(Path(project_dir), inv, check, progress)
+
+
 def profile(paths: ProjectPaths, inv: DbtInvocation, options: ProfileOptions = ProfileOptions(),
             select: Sequence[str] = (), exclude: Sequence[str] = (), refresh: bool = False,
-            progress: Progress | None = None) -> ProfileRun:
-    """Profile the project's relations in the warehouse; writes target/schema_link/profiles.json."""
+            progress: Progress | None = None, build_artifacts: bool = False,
+            notice: Progress | None = None) -> ProfileRun:
+    """Profile the project's relations in the warehouse; writes target/schema_link/profiles.json.
+    `build_artifacts`: run `dbt docs generate` first when the artifacts are missing or stale;
+    `notice` gets what the user should know (stale artifacts), `progress` the steps."""
+    require_package(paths.project_dir)
+    prepare_artifacts(paths, inv, need_catalog=True, build=build_artifacts, notice=notice or progress)
     project = read_project(paths.target_dir, require_catalog=True, project_dir=paths.project_dir)
     profiles = profile_project(project, inv, paths.profiles_json, options, select, exclude, refresh, progress)
     return ProfileRun(project, profiles)
@@ -50,7 +63,7 @@ class LinkRun:
 def link(paths: ProjectPaths, inv: DbtInvocation, settings_overrides: dict | None = None,
          options: ProfileOptions = ProfileOptions(), use_warehouse: bool = True, verify: bool = True,
          refresh: bool = False, select: Sequence[str] = (), exclude: Sequence[str] = (),
-         progress: Progress | None = None) -> LinkRun:
+         progress: Progress | None = None, build_artifacts: bool = False, notice: Progress | None = None) -> LinkRun:
     """Profile (unless told not to), infer join candidates, write links.json and links.md."""
     from dbt_schema_link.discovery import DiscoverySettings, discover
     from dbt_schema_link.discovery.report import render_markdown
@@ -58,9 +71,10 @@ def link(paths: ProjectPaths, inv: DbtInvocation, settings_overrides: dict | Non
     configured = {k: v for k, v in project_vars(paths.project_dir).items() if k != "write"}
     settings = DiscoverySettings.from_mapping({**configured, **(settings_overrides or {})})
     if use_warehouse:
-        run = profile(paths, inv, options, select, exclude, refresh, progress)
+        run = profile(paths, inv, options, select, exclude, refresh, progress, build_artifacts, notice)
         project, profiles = run.project, run.profiles
     else:
+        prepare_artifacts(paths, inv, need_catalog=False, build=build_artifacts, notice=notice or progress)
         project = read_project(paths.target_dir, require_catalog=False, project_dir=paths.project_dir)
         profiles = cached_profiles(paths, project)
     verifier = warehouse_verifier(inv, progress) if (use_warehouse and verify) else None
@@ -102,10 +116,11 @@ def load_links(paths: ProjectPaths):
 
 
 def write(paths: ProjectPaths, inv: DbtInvocation, overrides: dict, mode, include_declared: bool = False,
-          validate: bool = True):
+          validate: bool = True, build_artifacts: bool = False, notice: Progress | None = None):
     """Write accepted links into the project's YAML (or show/check what would change)."""
     from dbt_schema_link.writers import WriteOptions, write_back
 
+    prepare_artifacts(paths, inv, need_catalog=False, build=build_artifacts, notice=notice)
     project = read_project(paths.target_dir, require_catalog=False, project_dir=paths.project_dir)
     links = accepted_links(load_links(paths), include_declared)
     config = project_vars(paths.project_dir).get("write", {})
@@ -116,11 +131,20 @@ def write(paths: ProjectPaths, inv: DbtInvocation, overrides: dict, mode, includ
 # --- question-time linking (`index`, `ask`) ---------------------------------------------------
 
 
+def build_artifacts(project_dirs: Sequence[str | Path], target_path: str | Path | None,
+                    invocation: Callable[[Path], DbtInvocation], notice: Progress | None = None) -> None:
+    """`dbt docs generate` in each project whose manifest/catalog are missing or stale."""
+    for d in project_dirs or ["."]:
+        paths = locate(d, target_path)
+        prepare_artifacts(paths, invocation(paths.project_dir), need_catalog=True, build=True, notice=notice)
+
+
 def index(project_dirs: Sequence[str | Path] = (".",), target_path: str | Path | None = None,
           index_dir: str | Path | None = None, model: str | None = None, group_by: str = "auto",
           force: bool = False, progress: Progress | None = None, notice: Progress | None = None):
     """Build or refresh the question index of one or more projects (`dbt-schema-link index`);
-    a linker.BuildReport. `model` None: the default embedding model; "none": lexical only."""
+    a linker.BuildReport. `model` None: the default embedding model; "none": lexical only.
+    (Call `build_artifacts` first to make missing or stale artifacts.)"""
     from dbt_schema_link import linker
 
     kwargs = {} if model is None else {"model": model}

@@ -28,6 +28,8 @@ OPTION_FLAGS = {
     "dbt_version": "--dbt-version", "llm_stages": "--llm", "llm_base_url": "--llm-base-url",
     "llm_model": "--llm-model", "llm_timeout": "--llm-timeout",
 }
+#: Options whose flag is a way out rather than the thing at fault: named after the message.
+ALTERNATIVE_FLAGS = {"build_artifacts": "--build-artifacts"}
 
 
 class _Reporter:
@@ -40,8 +42,9 @@ class _Reporter:
             print(f"[{time.monotonic() - self.start:6.1f}s] {message}", file=sys.stderr, flush=True)
 
 
-def _project_args(p: argparse.ArgumentParser, several: bool = False) -> None:
-    """The flags every command takes; `several`: --project-dir may repeat (index, ask)."""
+def _project_args(p: argparse.ArgumentParser, several: bool = False, artifacts: bool = True) -> None:
+    """The flags every command takes; `several`: --project-dir may repeat (index, ask);
+    `artifacts`: the command reads dbt's artifacts (--build-artifacts)."""
     g = p.add_argument_group("dbt project" + ("s" if several else ""))
     if several:
         g.add_argument("--project-dir", action="append", default=None,
@@ -53,6 +56,10 @@ def _project_args(p: argparse.ArgumentParser, several: bool = False) -> None:
     g.add_argument("--target", "-t", default=None, help="dbt target (profile output) to use")
     g.add_argument("--dbt", dest="dbt_executable", default=None, help="dbt executable (default: the one beside this Python)")
     g.add_argument("--quiet", "-q", action="store_true", help="no progress messages on stderr")
+    if artifacts:
+        g.add_argument("--build-artifacts", action="store_true",
+                       help="run `dbt docs generate` first when manifest.json/catalog.json are missing or "
+                            "older than the project's files (default: say so, and stop when missing)")
 
 
 def _profile_args(p: argparse.ArgumentParser) -> None:
@@ -68,9 +75,9 @@ def _profile_args(p: argparse.ArgumentParser) -> None:
                    help=f"sample size in percent (default {d.sample_percent})")
 
 
-def _invocation(args) -> DbtInvocation:
+def _invocation(args, project_dir: str | Path | None = None) -> DbtInvocation:
     return DbtInvocation(
-        project_dir=Path(args.project_dir).resolve(),
+        project_dir=Path(project_dir or args.project_dir).resolve(),
         profiles_dir=Path(args.profiles_dir).resolve() if args.profiles_dir else None,
         target=args.target,
         dbt_executable=args.dbt_executable,
@@ -94,10 +101,18 @@ def _settings_overrides(pairs: Sequence[str]) -> dict:
     return out
 
 
+def cmd_init(args) -> int:
+    report = api.init(args.project_dir, _invocation(args), check=args.check, progress=_Reporter(args.quiet))
+    for line in report.lines:
+        print(line)
+    return 1 if args.check and not report.ready else 0
+
+
 def cmd_profile(args) -> int:
     report = _Reporter(args.quiet)
     paths = locate(args.project_dir, args.target_path)
-    run = api.profile(paths, _invocation(args), _options(args), args.select, args.exclude, args.refresh, report)
+    run = api.profile(paths, _invocation(args), _options(args), args.select, args.exclude, args.refresh, report,
+                      build_artifacts=args.build_artifacts, notice=_notice)
     if args.json:
         print(paths.profiles_json.read_text(encoding="utf-8"), end="")
     else:
@@ -130,7 +145,8 @@ def cmd_link(args) -> int:
     run = api.link(
         paths, _invocation(args), _settings_overrides(args.set), _options(args),
         use_warehouse=not args.no_profile, verify=not args.no_verify, refresh=args.refresh,
-        select=args.select, exclude=args.exclude, progress=report,
+        select=args.select, exclude=args.exclude, progress=report, build_artifacts=args.build_artifacts,
+        notice=_notice,
     )
     if args.format == "json":
         print(run.links.to_json(), end="")
@@ -160,7 +176,8 @@ def cmd_write(args) -> int:
         "dbt_version": args.dbt_version,
         "project_dir": paths.project_dir,
     }
-    outcome = api.write(paths, _invocation(args), overrides, mode, args.include_declared, not args.no_validate)
+    outcome = api.write(paths, _invocation(args), overrides, mode, args.include_declared, not args.no_validate,
+                        build_artifacts=args.build_artifacts, notice=_notice)
     if outcome.diff:
         print(outcome.diff, end="" if outcome.diff.endswith("\n") else "\n")
     for message in outcome.messages:
@@ -178,8 +195,15 @@ def _notice(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+def _build_artifacts(args, report) -> None:
+    if args.build_artifacts:
+        api.build_artifacts(args.project_dir or ["."], args.target_path,
+                            lambda d: _invocation(args, d), notice=report)
+
+
 def cmd_index(args) -> int:
     report = _Reporter(args.quiet)
+    _build_artifacts(args, report)
     result = api.index(args.project_dir or ["."], args.target_path, args.index_dir, args.model,
                        args.group_by, args.force, progress=report, notice=_notice)
     print(result.summary(), file=sys.stderr)
@@ -189,6 +213,7 @@ def cmd_index(args) -> int:
 def cmd_ask(args) -> int:
     if bool(args.question) == bool(args.questions):
         raise SchemaLinkError('give either a question ("...") or --questions FILE.jsonl')
+    _build_artifacts(args, _Reporter(args.quiet))
     session = api.open_session(
         args.project_dir or ["."], args.target_path, args.index_dir, llm=llm_options_from_args(args), notice=_notice,
         budget=args.budget, top=args.top, settings=_settings_overrides(args.set) or None,
@@ -261,6 +286,8 @@ def _llm_summary(session, quiet: bool) -> None:
 
 def _with_flag(exc: SchemaLinkError) -> str:
     """The library says what is wrong; the CLI says which flag sets it."""
+    if exc.option in ALTERNATIVE_FLAGS:
+        return f"{exc} (or pass {ALTERNATIVE_FLAGS[exc.option]})"
     flag = OPTION_FLAGS.get(exc.option or "")
     return f"{flag}: {exc}" if flag and not str(exc).startswith(flag) else str(exc)
 
@@ -281,6 +308,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"dbt-schema-link {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("init", help="add the dbt package to packages.yml and install it (dbt deps)",
+                       description="Add dbt_schema_link to the project's packages.yml (a round-trip edit that keeps "
+                                   "comments; `local:` when run from a checkout, else the release matching this "
+                                   "Python package) and run `dbt deps`. Example: dbt-schema-link init --check")
+    _project_args(p, artifacts=False)
+    p.add_argument("--check", action="store_true", help="report what would be done; change nothing (exit 1 if not ready)")
+    p.set_defaults(func=cmd_init)
 
     p = sub.add_parser("profile", help="profile the project's relations inside the warehouse",
                        description="Run `dbt run-operation link_schemas` and write target/schema_link/profiles.json. "

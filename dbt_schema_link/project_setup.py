@@ -1,0 +1,327 @@
+"""Getting a dbt project ready: the dbt package in packages.yml and installed (`init`), and
+artifacts that exist and are not older than the project's files (`--build-artifacts`).
+
+`init` edits packages.yml round-trip (comments, order and quoting kept; writers/yaml_io.py) and
+runs `dbt deps` through the same runner as everything else. The checks here are what the other
+commands run first, so that a missing package or artifact is one line naming the fix instead of
+dbt's "could not find a macro" or a missing-file error further down.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any, Callable
+
+import yaml
+
+from dbt_schema_link import __version__
+from dbt_schema_link.dbt_runner import DbtInvocation, stream_dbt
+from dbt_schema_link.errors import ArtifactError, SchemaLinkError, WarehouseError, YamlWriteError
+from dbt_schema_link.fileio import atomic_write_bytes
+from dbt_schema_link.project_config import ProjectPaths
+from dbt_schema_link.writers.yaml_io import YamlRefused, add_to_list, load_yaml_file, new_yaml_file
+
+Progress = Callable[[str], None]
+
+#: The dbt package's `name:` (its dbt_project.yml) and where releases are published.
+PACKAGE_NAME = "dbt_schema_link"
+GIT_URL = "https://github.com/dbt-schema-link/dbt-schema-link"
+#: This checkout's root when the Python package runs from a source tree (the root is the dbt package).
+CHECKOUT = Path(__file__).resolve().parents[1]
+#: Files dbt reads to build the manifest: a newer one means the artifacts are stale.
+SOURCE_SUFFIXES = frozenset({".sql", ".yml", ".yaml", ".csv", ".py", ".md", ".jinja"})
+DEFAULT_SOURCE_DIRS = {"model-paths": ["models"], "seed-paths": ["seeds"], "snapshot-paths": ["snapshots"],
+                       "macro-paths": ["macros"], "analysis-paths": ["analyses"], "test-paths": ["tests"]}
+DOCS_GENERATE = "dbt docs generate"
+
+
+class PackageState(Enum):
+    INSTALLED = "installed"  # at the Python package's version (or newer)
+    IS_THE_PACKAGE = "is the package"  # the project is this repository
+    NOT_DECLARED = "not declared"  # no entry in packages.yml
+    NOT_INSTALLED = "not installed"  # declared, `dbt deps` not run
+    OUTDATED = "outdated"  # installed, older than the Python package
+
+
+def _project_yml(project_dir: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load((project_dir / "dbt_project.yml").read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError, UnicodeDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def is_checkout(root: Path = CHECKOUT) -> bool:
+    """Whether the Python package runs from a source tree whose root is the dbt package."""
+    return _project_yml(root).get("name") == PACKAGE_NAME and (root / "macros").is_dir()
+
+
+def wanted_entry(project_dir: Path) -> dict[str, str]:
+    """The packages.yml entry for this Python package: `local:` from a checkout (relative when
+    the path is short), else the git release tag of the same version."""
+    if is_checkout():
+        rel = os.path.relpath(CHECKOUT, project_dir)
+        return {"local": rel if rel.count("..") <= 3 else str(CHECKOUT)}
+    return {"git": GIT_URL, "revision": f"v{__version__}"}
+
+
+def snippet(entry: dict[str, str]) -> str:
+    """The entry as packages.yml lines, for messages."""
+    return "packages: - " + ", ".join(f"{k}: {v}" for k, v in entry.items())
+
+
+def _version(text: Any) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", str(text))[:3])
+
+
+def _packages_file(project_dir: Path) -> Path:
+    """packages.yml, or dependencies.yml when only that one declares packages (dbt >= 1.6)."""
+    deps = project_dir / "dependencies.yml"
+    if not (project_dir / "packages.yml").exists() and deps.exists():
+        try:
+            if isinstance((yaml.safe_load(deps.read_text(encoding="utf-8")) or {}).get("packages"), list):
+                return deps
+        except (OSError, yaml.YAMLError, UnicodeDecodeError, AttributeError):
+            pass
+    return project_dir / "packages.yml"
+
+
+def _declares_us(entry: Any, project_dir: Path) -> bool:
+    if not isinstance(entry, dict):
+        return False
+    local = entry.get("local")
+    if isinstance(local, str) and "{{" not in local:
+        path = Path(local) if Path(local).is_absolute() else project_dir / local
+        return _project_yml(path.resolve()).get("name") == PACKAGE_NAME
+    for key in ("git", "package", "tarball"):
+        value = entry.get(key)
+        if isinstance(value, str) and re.search(r"dbt[-_]schema[-_]link", value):
+            return True
+    return False
+
+
+def installed_version(project_dir: Path) -> str | None:
+    """The version of the dbt package `dbt deps` installed into the project, if any."""
+    install = _project_yml(project_dir).get("packages-install-path") or "dbt_packages"
+    meta = _project_yml(project_dir / str(install) / PACKAGE_NAME)
+    return str(meta.get("version")) if meta.get("name") == PACKAGE_NAME else None
+
+
+@dataclass
+class PackageStatus:
+    state: PackageState
+    packages_file: Path
+    installed: str | None = None
+    declared: bool = False
+
+    def fix(self, project_dir: Path) -> str:
+        """One line: what is wrong and how to fix it ('' when nothing is)."""
+        if self.state in (PackageState.INSTALLED, PackageState.IS_THE_PACKAGE):
+            return ""
+        where = f"in {project_dir}"
+        if self.state is PackageState.NOT_DECLARED:
+            return (f"the dbt package {PACKAGE_NAME} is not in {self.packages_file.name} {where}: run "
+                    f"`dbt-schema-link init` (or add `{snippet(wanted_entry(project_dir))}` and run `dbt deps`)")
+        if self.state is PackageState.NOT_INSTALLED:
+            return (f"the dbt package {PACKAGE_NAME} is declared but not installed {where}: "
+                    f"run `dbt deps` (or `dbt-schema-link init`)")
+        return (f"the installed dbt package {PACKAGE_NAME} {self.installed} is older than the Python package "
+                f"{__version__} {where}: run `dbt-schema-link init` to pin {snippet(wanted_entry(project_dir))}")
+
+
+def package_status(project_dir: Path) -> PackageStatus:
+    project_dir = Path(project_dir).resolve()
+    packages_file = _packages_file(project_dir)
+    if _project_yml(project_dir).get("name") == PACKAGE_NAME:
+        return PackageStatus(PackageState.IS_THE_PACKAGE, packages_file)
+    declared = False
+    try:
+        doc = yaml.safe_load(packages_file.read_text(encoding="utf-8")) if packages_file.exists() else None
+        entries = doc.get("packages") if isinstance(doc, dict) else None
+        declared = any(_declares_us(e, project_dir) for e in entries or [])
+    except (OSError, yaml.YAMLError, UnicodeDecodeError):
+        pass
+    installed = installed_version(project_dir)
+    if installed is None:
+        state = PackageState.NOT_INSTALLED if declared else PackageState.NOT_DECLARED
+    elif _version(installed) < _version(__version__):
+        state = PackageState.OUTDATED
+    else:
+        state = PackageState.INSTALLED
+    return PackageStatus(state, packages_file, installed, declared)
+
+
+def require_package(project_dir: Path) -> None:
+    """Raise the one-line fix when the project cannot run the package's macros."""
+    status = package_status(project_dir)
+    problem = status.fix(Path(project_dir).resolve())
+    if problem:
+        raise ArtifactError(problem)
+
+
+@dataclass
+class InitReport:
+    project_dir: Path
+    packages_file: Path
+    entry: dict[str, str]
+    before: PackageState
+    edited: bool = False  # packages.yml changed (would change, with check)
+    ran_deps: bool = False
+    lines: list[str] = field(default_factory=list)
+
+    @property
+    def ready(self) -> bool:
+        return self.before in (PackageState.INSTALLED, PackageState.IS_THE_PACKAGE)
+
+
+def _edit_packages(path: Path, project_dir: Path, entry: dict[str, str], replace_pin: bool) -> bytes | None:
+    """New bytes of packages.yml with our entry added (or its pin updated); None: no change."""
+    display = path.name
+    try:
+        file = load_yaml_file(path, display) if path.exists() else new_yaml_file(path, display, "")
+        packages = file.doc.get("packages")
+        if packages is not None and not isinstance(packages, list):
+            raise YamlRefused("`packages:` is not a list")
+        ours = [e for e in packages or [] if _declares_us(e, project_dir)]
+        if ours and not replace_pin:
+            return None
+        if ours:
+            old = ours[0]
+            file.editable(old)
+            for key in [k for k in old if k not in entry]:
+                del old[key]
+            for key, value in entry.items():
+                old[key] = value
+        else:
+            if packages is not None:
+                file.editable(packages)
+            add_to_list(file.doc, "packages", dict(entry))
+        new = file.render()
+    except YamlRefused as exc:
+        raise YamlWriteError(f"{path} cannot be edited ({exc}): add `{snippet(entry)}` by hand and run `dbt deps`") from None
+    return None if new == file.old_bytes else new
+
+
+def init(project_dir: Path, inv: DbtInvocation, check: bool = False, progress: Progress | None = None) -> InitReport:
+    """Declare the dbt package in packages.yml and install it (`dbt-schema-link init`).
+    `check`: report what would be done, change nothing."""
+    say = progress or (lambda _m: None)
+    project_dir = Path(project_dir).resolve()
+    status = package_status(project_dir)
+    entry = wanted_entry(project_dir)
+    report = InitReport(project_dir, status.packages_file, entry, status.state)
+    if report.ready:
+        version = status.installed or __version__
+        report.lines.append(f"✓ {PACKAGE_NAME} {version} {status.state.value} in {project_dir}")
+        return report
+    new = _edit_packages(status.packages_file, project_dir, entry, status.state is PackageState.OUTDATED)
+    if new is not None:
+        report.edited = True
+        action = ("would pin" if check else "pinned") if status.declared else ("would add" if check else "added")
+        report.lines.append(f"{action} `{snippet(entry)[len('packages: - '):]}` in {status.packages_file}")
+    if check:
+        report.lines.insert(0, f"✗ {status.fix(project_dir)}")
+        report.lines.append(f"would run `dbt deps` in {project_dir}")
+        return report
+    if new is not None:
+        atomic_write_bytes(status.packages_file, new)
+    say("running dbt deps")
+    result = stream_dbt(inv, ["deps"])
+    if not result.ok:
+        raise WarehouseError(f"dbt deps failed in {project_dir}: {result.error_summary()}")
+    report.ran_deps = True
+    after = package_status(project_dir)
+    if after.state is not PackageState.INSTALLED:
+        raise SchemaLinkError(after.fix(project_dir) or f"dbt deps did not install {PACKAGE_NAME}")
+    report.lines.append(f"ran `dbt deps`: {PACKAGE_NAME} {after.installed} installed in {project_dir}")
+    return report
+
+
+# --- artifacts --------------------------------------------------------------------------------
+
+
+def _source_dirs(project_dir: Path) -> list[Path]:
+    conf = _project_yml(project_dir)
+    out = []
+    for key, default in DEFAULT_SOURCE_DIRS.items():
+        value = conf.get(key, default)
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str) and "{{" not in item:
+                out.append(project_dir / item)
+    return out
+
+
+def newest_source(project_dir: Path) -> tuple[Path, int] | None:
+    """The most recently changed file dbt reads into the manifest, with its mtime (ns)."""
+    best: tuple[Path, int] | None = None
+    candidates = [project_dir / "dbt_project.yml", project_dir / "packages.yml", project_dir / "dependencies.yml"]
+    for root in _source_dirs(project_dir):
+        if root.is_dir():
+            candidates += [p for p in root.rglob("*") if p.suffix.lower() in SOURCE_SUFFIXES]
+    for path in candidates:
+        try:
+            mtime = path.stat().st_mtime_ns
+        except OSError:
+            continue
+        if best is None or mtime > best[1]:
+            best = (path, mtime)
+    return best
+
+
+class ArtifactState(Enum):
+    FRESH = "fresh"
+    MISSING = "missing"
+    STALE = "stale"
+
+
+@dataclass(frozen=True)
+class ArtifactStatus:
+    state: ArtifactState
+    message: str = ""  # one line: what is missing or older than what, and the fix
+
+
+def artifact_status(paths: ProjectPaths, need_catalog: bool) -> ArtifactStatus:
+    """Whether manifest.json (and catalog.json when needed) exist and are newer than the project."""
+    wanted = [paths.target_dir / "manifest.json"] + ([paths.target_dir / "catalog.json"] if need_catalog else [])
+    missing = [p for p in wanted if not p.exists()]
+    if missing:
+        names = " and ".join(p.name for p in missing)
+        return ArtifactStatus(ArtifactState.MISSING, f"{names} not found in {paths.target_dir}: run "
+                                                     f"`{DOCS_GENERATE}` in {paths.project_dir}")
+    newest = newest_source(paths.project_dir)
+    oldest = min(p.stat().st_mtime_ns for p in wanted)
+    if newest is not None and newest[1] > oldest:
+        changed = os.path.relpath(newest[0], paths.project_dir)
+        return ArtifactStatus(ArtifactState.STALE, f"{paths.target_dir / wanted[0].name} is older than {changed}: "
+                                                   f"run `{DOCS_GENERATE}` to see the change")
+    return ArtifactStatus(ArtifactState.FRESH)
+
+
+def prepare_artifacts(paths: ProjectPaths, inv: DbtInvocation | None, need_catalog: bool, build: bool,
+                      notice: Progress | None = None) -> ArtifactStatus:
+    """Check the artifacts; with `build`, run `dbt docs generate` when they are missing or stale.
+    Missing without `build` is an error (option `build_artifacts`); stale is a notice."""
+    status = artifact_status(paths, need_catalog)
+    if status.state is ArtifactState.FRESH:
+        return status
+    if build:
+        if inv is None:
+            raise SchemaLinkError(f"cannot build the artifacts of {paths.project_dir}: no dbt invocation given")
+        if notice:
+            notice(f"running `{DOCS_GENERATE}` ({status.state.value} artifacts)")
+        args = ["docs", "generate"]
+        if paths.target_dir != paths.project_dir / "target":
+            args += ["--target-path", str(paths.target_dir)]
+        result = stream_dbt(inv, args)
+        if not result.ok:
+            raise WarehouseError(f"{DOCS_GENERATE} failed in {paths.project_dir}: {result.error_summary()}")
+        return artifact_status(paths, need_catalog)
+    if status.state is ArtifactState.MISSING:
+        raise ArtifactError(status.message, option="build_artifacts")
+    if notice:
+        notice(f"notice: {status.message}")
+    return status

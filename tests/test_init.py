@@ -1,0 +1,103 @@
+"""From a bare dbt project (a profile and a `sources:` file) to links: `init` declares and
+installs the package, `link --build-artifacts` makes the artifacts; each way it can go wrong
+before that is one line naming the fix. Real dbt on a real DuckDB file."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+import yaml
+
+from dbt_schema_link import __version__
+from dbt_schema_link.project_setup import PackageState, package_status
+from tests.conftest import BuiltProject, base_env
+
+PACKAGES_YML = "# packages this project uses\npackages:\n  - local: some/other/pkg  # keep me\n"
+
+
+def _error_line(res) -> str:
+    lines = [line for line in res.stderr.splitlines() if line.strip()]
+    assert res.returncode == 2 and lines, (res.returncode, res.stderr)
+    assert lines[-1].startswith("error: ") and "Traceback" not in res.stderr, res.stderr
+    return lines[-1]
+
+
+@pytest.fixture
+def bare(tmp_path) -> BuiltProject:
+    root = tmp_path / "bare"
+    (root / "models").mkdir(parents=True)
+    (root / "some/other/pkg/macros").mkdir(parents=True)  # a second local package, left as it is
+    (root / "some/other/pkg/dbt_project.yml").write_text("name: other_pkg\nversion: '1.0'\nconfig-version: 2\n")
+    (root / "dbt_project.yml").write_text("name: bare\nversion: '1.0'\nprofile: bare\nconfig-version: 2\n")
+    (root / "profiles.yml").write_text("bare:\n  target: dev\n  outputs:\n    dev:\n      type: duckdb\n"
+                                       "      path: bare.duckdb\n")
+    (root / "packages.yml").write_text(PACKAGES_YML)
+    (root / "models/sources.yml").write_text("version: 2\nsources:\n  - name: raw\n    schema: raw\n    tables:\n"
+                                             "      - name: customers\n      - name: orders\n")
+    con = duckdb.connect(str(root / "bare.duckdb"))
+    con.execute("create schema raw")
+    con.execute("create table raw.customers as select i as id, 'n' || i as name from range(1, 51) t(i)")
+    con.execute("create table raw.orders as select i as order_id, 1 + (i % 50) as customer_id from range(1, 301) t(i)")
+    con.close()
+    return BuiltProject(root, "dev", base_env())
+
+
+@pytest.mark.dbt
+def test_bare_project_to_links(bare):
+    p = bare.path
+    # 1. no package: one line naming `dbt-schema-link init`
+    line = _error_line(bare.cli("link", *bare.project_args(), check=False))
+    assert "dbt-schema-link init" in line and "packages.yml" in line
+    # 2. init --check reports and changes nothing
+    check = bare.cli("init", *bare.project_args(), "--check", check=False)
+    assert check.returncode == 1 and "would add" in check.stdout and "would run `dbt deps`" in check.stdout
+    assert (p / "packages.yml").read_text() == PACKAGES_YML
+    # 3. init: a round-trip edit (comments and the other package kept), then dbt deps
+    done = bare.cli("init", *bare.project_args())
+    assert "added `local: " in done.stdout and "ran `dbt deps`" in done.stdout, done.stdout
+    text = (p / "packages.yml").read_text()
+    assert text.startswith(PACKAGES_YML), text
+    entries = yaml.safe_load(text)["packages"]
+    assert len(entries) == 2 and (p / entries[1]["local"]).resolve() == Path(__file__).resolve().parents[1]
+    assert package_status(p).state is PackageState.INSTALLED
+    again = bare.cli("init", *bare.project_args(), "--check")
+    assert again.stdout.startswith(f"✓ dbt_schema_link {__version__} installed"), again.stdout
+    assert (p / "packages.yml").read_text() == text
+    # 4. no artifacts: one line naming `dbt docs generate` and --build-artifacts
+    line = _error_line(bare.cli("link", *bare.project_args(), check=False))
+    assert "dbt docs generate" in line and "--build-artifacts" in line and "manifest.json" in line
+    # 5. link --build-artifacts makes them and finds the join
+    bare.cli("link", *bare.project_args(), "--build-artifacts", "--quiet")
+    links = yaml.safe_load((p / "target/schema_link/links.json").read_text())["links"]
+    found = {(link["child"]["column"], link["parent"]["column"]) for link in links if link["kind"] == "inferred"}
+    assert ("customer_id", "id") in found, links
+    # 6. artifacts older than the project: one notice naming the fix (even with --quiet)
+    later = time.time() + 60
+    os.utime(p / "models/sources.yml", (later, later))
+    res = bare.cli("link", *bare.project_args(), "--no-profile", "--quiet")
+    notes = [line for line in res.stderr.splitlines() if line.startswith("notice:")]
+    assert len(notes) == 1 and "models/sources.yml" in notes[0] and "dbt docs generate" in notes[0], res.stderr
+
+
+def test_outdated_package_names_the_pin(tmp_path, capsys):
+    """An installed dbt package older than the Python package: `init --check` names the pin and
+    profiling refuses with the same one line (no dbt needed to tell)."""
+    from dbt_schema_link import cli
+
+    root = tmp_path / "proj"
+    (root / "dbt_packages/dbt_schema_link").mkdir(parents=True)
+    (root / "dbt_packages/dbt_schema_link/dbt_project.yml").write_text("name: dbt_schema_link\nversion: '0.0.1'\n")
+    (root / "dbt_project.yml").write_text("name: proj\nversion: '1.0'\nprofile: proj\nconfig-version: 2\n")
+    (root / "packages.yml").write_text("packages:\n  - git: https://github.com/dbt-schema-link/dbt-schema-link\n"
+                                       "    revision: v0.0.1  # old pin\n")
+    assert package_status(root).state is PackageState.OUTDATED
+    assert cli.main(["init", "--project-dir", str(root), "--check"]) == 1
+    out = capsys.readouterr().out
+    assert "0.0.1 is older than the Python package" in out and "would pin" in out
+    assert cli.main(["profile", "--project-dir", str(root)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "older than the Python package" in err[0] and "dbt-schema-link init" in err[0]
