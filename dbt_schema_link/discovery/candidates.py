@@ -16,6 +16,7 @@ never two copies of one column (lineage), never a parent that cannot be a key.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Flag, auto
@@ -140,8 +141,14 @@ def name_candidates(child: ColInfo, index: NameIndex, limit: int) -> list[ColInf
         add(index.by_norm.get(parts.norm, ()), 1.0)
     for gram, gw in parts.head_ngrams().items():
         hits = index.by_relation_key.get(gram, ())
+        common = specificity(len(hits))
         for rel in hits[:LOOKUP_CAP]:
-            add(rel.key_columns, gw * rel.names.keys[gram])
+            kw = rel.names.keys[gram]
+            # a relation named for the word counts whatever; a word ending hundreds of relation
+            # names ("account" in west_accounts, global_accounts, ...) says ever less
+            prior = gw * kw * (1.0 if kw >= 0.9 else common)
+            if prior > 0:
+                add(rel.key_columns, prior)
         add(index.by_key_head.get(gram, ()), gw * 0.9)
         if not hits and len(gram) >= 3:
             # fuzzy fallback; an affix shared by many relations ("cust") says nothing
@@ -167,6 +174,20 @@ def name_candidates(child: ColInfo, index: NameIndex, limit: int) -> list[ColInf
         add(child.rel.key_columns, 0.6)
     ranked = sorted(found.values(), key=lambda pc: (-pc[0], -pc[1].pk_score, pc[1].rel.depth, str(pc[1].ref)))
     return [c for _, c in ranked[:limit]]
+
+
+#: A name word ending at most this many relations' names is specific; from there its weight as
+#: a candidate prior falls with the log of the count, to 0 at ``COMMON_WORD_RELATIONS``.
+SPECIFIC_WORD_RELATIONS = 8
+COMMON_WORD_RELATIONS = 500
+
+
+def specificity(relations: int) -> float:
+    """1 for a word that ends few relation names, falling to 0 for one that ends hundreds."""
+    if relations <= SPECIFIC_WORD_RELATIONS:
+        return 1.0
+    return max(0.0, 1.0 - math.log(relations / SPECIFIC_WORD_RELATIONS)
+               / math.log(COMMON_WORD_RELATIONS / SPECIFIC_WORD_RELATIONS))
 
 
 #: Families in which a link may rest on values alone (dates, decimals and booleans need names).
@@ -272,7 +293,7 @@ def generate(features: Features, settings: DiscoverySettings, joins: list[SqlJoi
     if settings.use_names:
         index = build_name_index(features)
         for child in features.columns:
-            for parent in name_candidates(child, index, 3 * settings.max_candidates_per_child):
+            for parent in name_candidates(child, index, settings.max_name_candidates_per_child):
                 put(child, parent, Source.NAME)
         counts["candidates_by_name"] = sum(1 for c in out.values() if c.sources & Source.NAME)
     lap("candidates by name")

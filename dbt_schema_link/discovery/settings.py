@@ -100,6 +100,10 @@ class DiscoverySettings:
     max_candidates_per_child: int = _num(8, 1, 1000)
     """At most this many parent candidates are scored per child column. Default 8."""
 
+    max_name_candidates_per_child: int = _num(12, 1, 1000)
+    """At most this many parents found by name are proposed per child column, best first by a
+    cheap name prior (keeps candidate generation linear at warehouse scale). Default 12."""
+
     max_verify_per_child: int = _num(2, 0, 1000)
     """At most this many pairs per child column are sent to exact verification. Default 2."""
 
