@@ -23,7 +23,6 @@ from dbt_schema_link.dbt_runner import DbtInvocation, stream_dbt
 from dbt_schema_link.errors import ArtifactError, SchemaLinkError, WarehouseError, YamlWriteError
 from dbt_schema_link.fileio import atomic_write_bytes
 from dbt_schema_link.project_config import ProjectPaths
-from dbt_schema_link.writers.yaml_io import YamlRefused, add_to_list, load_yaml_file, new_yaml_file
 
 Progress = Callable[[str], None]
 
@@ -180,6 +179,8 @@ class InitReport:
 
 def _edit_packages(path: Path, project_dir: Path, entry: dict[str, str], replace_pin: bool) -> bytes | None:
     """New bytes of packages.yml with our entry added (or its pin updated); None: no change."""
+    from dbt_schema_link.writers.yaml_io import YamlRefused, add_to_list, load_yaml_file, new_yaml_file  # ruamel: only here
+
     display = path.name
     try:
         file = load_yaml_file(path, display) if path.exists() else new_yaml_file(path, display, "")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from dbt_schema_link import __version__
 from tests.conftest import base_env
 from tests.reliability.test_fuzz_inputs import catalog_doc, manifest_doc
 
@@ -50,6 +51,9 @@ def test_bad_envelope_stops_cleanly_and_kills_dbt(tmp_path, case):
     (project / "dbt_project.yml").write_text("name: p\nversion: '1.0'\nprofile: p\n")
     (project / "target" / "manifest.json").write_text(json.dumps(manifest_doc()))
     (project / "target" / "catalog.json").write_text(json.dumps(catalog_doc()))
+    installed = project / "dbt_packages" / "dbt_schema_link"  # as `dbt deps` leaves it (the CLI checks)
+    installed.mkdir(parents=True)
+    (installed / "dbt_project.yml").write_text(f"name: dbt_schema_link\nversion: '{__version__}'\n")
     pidfile = tmp_path / "dbt.pid"
     fake = tmp_path / "fake_dbt"
     fake.write_text(FAKE_DBT.format(python=sys.executable, pidfile=str(pidfile), line=BAD_LINES[case]))
