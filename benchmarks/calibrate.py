@@ -50,7 +50,7 @@ sys.path.insert(0, str(REPO_ROOT))
 from dbt_schema_link.artifacts.manifest import read_project  # noqa: E402
 from dbt_schema_link.discovery import DiscoverySettings, discover  # noqa: E402
 from dbt_schema_link.discovery.records import Signal  # noqa: E402
-from dbt_schema_link.discovery.scoring import FITTED_SIGNALS  # noqa: E402
+from dbt_schema_link.discovery.scoring import FITTED_SIGNALS, VALUE_SIGNALS  # noqa: E402
 from dbt_schema_link.profiling.records import ContainmentResult  # noqa: E402
 from dbt_schema_link.profiling.stored import stored_profiles  # noqa: E402
 
@@ -65,6 +65,8 @@ PRIOR: dict[Signal, float] = {
     Signal.EXACT_CONTAINMENT: 4.0, Signal.SQL_JOIN: 3.5,
 }
 BINS = ((0.9, 1.01), (0.7, 0.9), (0.5, 0.7))
+#: The two tables the package ships (see ``scoring.VALUE_SIGNALS``).
+MEASURED, NAMES = "MEASURED", "NAMES_ONLY"
 
 
 @dataclass
@@ -112,13 +114,14 @@ def run_database(folder: Path) -> tuple | None:
     project = read_project(project_dir / "target", require_catalog=True, project_dir=project_dir)
     profiles = stored_profiles(profiles_json, project)
     verify, con = duckdb_verifier(project, folder / "warehouse.duckdb")
-    rows: list[Row] = []
+    rows: dict[str, list[Row]] = {MEASURED: [], NAMES: []}
     index = {s: i for i, s in enumerate(FITTED_SIGNALS)}
 
     def inspect(scored) -> None:
         for s in scored:
             if s.block is not None or s.trap is not None:
                 continue
+            which = MEASURED if s.measured else NAMES
             x = np.zeros(len(FITTED_SIGNALS))
             exact = any(e.signal is Signal.EXACT_CONTAINMENT for e in s.evidence)
             for e in s.evidence:
@@ -126,10 +129,11 @@ def run_database(folder: Path) -> tuple | None:
                     x[index[e.signal]] = max(-1.0, min(1.0, e.strength))
             p = databases.pair((table_of(s.cand.child.ref.relation), s.cand.child.ref.column),
                                (table_of(s.cand.parent.ref.relation), s.cand.parent.ref.column))
-            rows.append(Row(x, int(p in truth.pairs), s.confidence))
+            rows[which].append(Row(x, int(p in truth.pairs), s.confidence))
 
     try:
         links = discover(project, profiles, DiscoverySettings(), verify, inspect=inspect)
+        discover(project, None, DiscoverySettings(), None, inspect=inspect)  # the names-only path
     finally:
         con.close()
     data = json.loads(links.to_json())
@@ -178,28 +182,39 @@ def fit(rows: list[Row], l2: float = L2, prior: np.ndarray | None = None) -> tup
     return float(result.x[0]), result.x[1:]
 
 
-def write_table(bias: float, weights: np.ndarray, source: str, n: int, positives: int) -> None:
+def write_table(fits: dict[str, tuple[float, np.ndarray, int, int]], source: str) -> None:
+    """Write ``calibration.py``: the ``Table`` record and one fitted table per name in ``fits``
+    ((bias, weights, rows, positives))."""
     lines = [
         '"""Evidence weights of join discovery, fitted by ``benchmarks/calibrate.py`` — do not edit by',
         "hand; rerun the script (``--write``) after changing what a signal measures.",
         "",
-        f"Fitted on {source}: {n} scored candidate pairs, {positives} of them declared foreign keys.",
-        "Logistic regression with non-negative weights and an L2 penalty towards the hand-set prior",
-        "(signals the corpus barely shows keep it); see the script for the",
-        'reliability table on the held-back half."""',
+        f"Fitted on {source}. Logistic regression with non-negative weights and an L2 penalty towards",
+        "the hand-set prior (signals the corpus barely shows keep it), one table for pairs whose",
+        "values were measured and one for pairs judged on names alone; the script prints the",
+        'reliability table of the held-back half."""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from dataclasses import dataclass, field",
         "",
         "from dbt_schema_link.discovery.records import Signal",
         "",
-        f"BIAS = {bias:.3f}",
         "",
-        "#: No cap on name signals: the fit weighs them jointly.",
-        "NAME_CAP: float | None = None",
+        "@dataclass(frozen=True)",
+        "class Table:",
+        '    """One fitted logistic model: prior log-odds, log-odds per unit of each signal\'s strength,',
+        '    and the most log-odds name signals may add together (``None``: no cap)."""',
         "",
-        "WEIGHTS: dict[Signal, float] = {",
+        "    bias: float",
+        "    weights: dict[Signal, float] = field(default_factory=dict)",
+        "    name_cap: float | None = None",
     ]
-    for sig, wt in zip(FITTED_SIGNALS, weights):
-        lines.append(f"    Signal.{sig.name}: {wt:.3f},")
-    lines.append("}")
+    for name, (bias, weights, n, positives) in fits.items():
+        lines += ["", "", f"#: {n} scored candidate pairs, {positives} of them declared foreign keys.",
+                  f"{name} = Table(bias={bias:.3f}, weights={{"]
+        lines += [f"    Signal.{sig.name}: {wt:.3f}," for sig, wt in zip(FITTED_SIGNALS, weights)]
+        lines.append("})")
     CALIBRATION_PY.write_text("\n".join(lines) + "\n")
 
 
@@ -229,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     conventions = args.conventions or sorted(p.name for p in args.workdir.iterdir() if p.is_dir() and p.name != "engines")
     halves = {"tuning": {n.lower() for n in TUNING}, "held_back": {n.lower() for n in HELD_BACK}}
-    rows: dict[str, list[Row]] = defaultdict(list)
+    rows: dict[tuple[str, str], list[Row]] = defaultdict(list)  # (half, table)
     accepted: dict[str, list] = defaultdict(list)
     scores: dict[tuple[str, str], list[scoring.Score]] = defaultdict(list)
     for conv in conventions:
@@ -242,10 +257,12 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"skip {conv}/{folder.name}: not prepared", file=sys.stderr)
                 continue
             r, sc, acc, misses, extras = got
-            rows[half] += r
+            for table, table_rows in r.items():
+                rows[(half, table)] += table_rows
             accepted[half] += acc
             scores[(conv, half)].append(sc)
-            print(f"{conv:15s} {folder.name:28s} rows {len(r):5d} TP {sc.tp} found {sc.found} gold {sc.gold}", file=sys.stderr)
+            print(f"{conv:15s} {folder.name:28s} rows {sum(len(v) for v in r.values()):5d} TP {sc.tp} "
+                  f"found {sc.found} gold {sc.gold}", file=sys.stderr)
             if args.misses:
                 for m in misses:
                     print(f"    missed {m}", file=sys.stderr)
@@ -262,16 +279,25 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nreliability, {half} half (accepted inferred links, all conventions above):")
         print("\n".join(reliability(accepted[half])))
     figures = {"conventions": conventions}
-    if rows["tuning"]:
-        bias, weights = fit(rows["tuning"], prior=np.array([PRIOR[sig] for sig in FITTED_SIGNALS]))
-        positives = sum(r.y for r in rows["tuning"])
-        print(f"\nfitted on the tuning half ({len(rows['tuning'])} rows, {positives} FKs): bias {bias:.3f}")
+    prior = np.array([PRIOR[sig] for sig in FITTED_SIGNALS])
+    fits: dict[str, tuple[float, np.ndarray, int, int]] = {}
+    for table in (MEASURED, NAMES):
+        train = rows.get(("tuning", table), [])
+        if not train:
+            continue
+        bias, weights = fit(train, prior=prior)
+        if table == NAMES:  # nothing measured: those signals never occur there, keep the prior
+            weights = np.where([sig in VALUE_SIGNALS for sig in FITTED_SIGNALS], prior, weights)
+        positives = sum(r.y for r in train)
+        fits[table] = (bias, weights, len(train), positives)
+        print(f"\nfitted {table} on the tuning half ({len(train)} rows, {positives} FKs): bias {bias:.3f}")
         for sig, wt in zip(FITTED_SIGNALS, weights):
             print(f"  {sig.value:28s} {wt:.3f}")
-        figures["fit"] = {"bias": bias, "weights": {s.value: float(w) for s, w in zip(FITTED_SIGNALS, weights)}}
-        if args.write:
-            write_table(bias, weights, f"the tuning half of {', '.join(conventions)}", len(rows["tuning"]), positives)
-            print(f"wrote {CALIBRATION_PY}")
+        figures.setdefault("fit", {})[table] = {
+            "bias": bias, "rows": len(train), "weights": {s.value: float(w) for s, w in zip(FITTED_SIGNALS, weights)}}
+    if args.write and len(fits) == 2:
+        write_table(fits, f"the tuning half of {', '.join(conventions)}")
+        print(f"wrote {CALIBRATION_PY}")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))
     return 0

@@ -1,6 +1,7 @@
 """The calibration fit: recovers known weights, keeps them non-negative, writes a loadable table."""
 
 import importlib.util
+import sys
 
 import numpy as np
 
@@ -36,12 +37,16 @@ def test_fit_never_gives_a_signal_a_negative_weight():
 def test_written_table_loads(tmp_path, monkeypatch):
     out = tmp_path / "calibration.py"
     monkeypatch.setattr(calibrate, "CALIBRATION_PY", out)
-    calibrate.write_table(-2.5, np.arange(len(FITTED_SIGNALS), dtype=float), "a test corpus", 10, 3)
+    weights = np.arange(len(FITTED_SIGNALS), dtype=float)
+    calibrate.write_table({calibrate.MEASURED: (-2.5, weights, 10, 3),
+                           calibrate.NAMES: (-1.5, weights + 1, 10, 3)}, "a test corpus")
     spec = importlib.util.spec_from_file_location("cal", out)
     module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "cal", module)  # dataclasses resolve their module by name
     spec.loader.exec_module(module)
-    assert module.BIAS == -2.5 and module.NAME_CAP is None
-    assert [module.WEIGHTS[s] for s in FITTED_SIGNALS] == list(range(len(FITTED_SIGNALS)))
+    assert module.MEASURED.bias == -2.5 and module.MEASURED.name_cap is None
+    assert module.NAMES_ONLY.bias == -1.5
+    assert [module.MEASURED.weights[s] for s in FITTED_SIGNALS] == list(range(len(FITTED_SIGNALS)))
 
 
 def test_reliability_bins_count_shares():

@@ -56,6 +56,7 @@ class Scored:
     trap: tuple[Trap, str] | None
     estimate: ContainmentEstimate | None
     exact: ContainmentResult | None
+    measured: bool = True  # its columns were profiled (which scoring table applies)
 
 
 def discover(project: Project, profiles: ProfileSet | None, settings: DiscoverySettings | None = None,
@@ -259,10 +260,11 @@ def _evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEsti
         elif est is None and exact is None:
             block = Block.PARENT_NOT_KEY  # nothing but a type match
     trap = find_trap(child, parent, evidence, settings, fit) if block is None else None
-    confidence, scored_evidence = score(evidence)
+    measured = child.has_values or parent.has_values
+    confidence, scored_evidence = score(evidence, measured)
     if pending and block is None:
         block = Block.TYPES_NEED_VALUES
-    return Scored(cand, scored_evidence, confidence, block, trap, est, exact)
+    return Scored(cand, scored_evidence, confidence, block, trap, est, exact, measured)
 
 
 def _cap_per_child(scored: dict, cap: int) -> dict:

@@ -9,14 +9,12 @@ say *why* (e.g. ``name_pattern +3.0, exact_containment +4.0, bias -3.0 -> 0.98``
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from dbt_schema_link.discovery.records import NAME_SIGNALS, Evidence, Signal
 
 from dbt_schema_link.discovery import calibration
-
-#: Prior log-odds of a candidate pair being a link before any evidence (see ``calibration``).
-BIAS = calibration.BIAS
+from dbt_schema_link.discovery.calibration import Table
 
 #: Signals whose weights are fitted (``benchmarks/calibrate.py``), in the table's order.
 FITTED_SIGNALS: tuple[Signal, ...] = (
@@ -24,38 +22,49 @@ FITTED_SIGNALS: tuple[Signal, ...] = (
     Signal.CARDINALITY, Signal.VALUE_CONTAINMENT_ESTIMATE, Signal.EXACT_CONTAINMENT, Signal.SQL_JOIN,
 )
 
+#: Signals of measured values (an exact check supersedes the estimate).
+VALUE_SIGNALS = frozenset({Signal.VALUE_CONTAINMENT_ESTIMATE, Signal.EXACT_CONTAINMENT})
+
 #: Log-odds a link between unrelated sources loses at full ``cross_source_strictness``: a policy
 #: (labelled corpora are one database each, so there is nothing to fit it on), not a fitted weight.
 CROSS_SOURCE_WEIGHT = 1.0
 
-#: Log-odds added by an evidence item of strength 1.0 (declared and lineage links are facts,
-#: not scored: weight 0).
-WEIGHTS: dict[Signal, float] = {
-    **{s: 0.0 for s in Signal}, **{s: calibration.WEIGHTS[s] for s in FITTED_SIGNALS},
-    Signal.CROSS_SOURCE: CROSS_SOURCE_WEIGHT,
-}
 
-#: Most log-odds that name signals may add together (``None``: no cap).
-NAME_CAP = calibration.NAME_CAP
+def table_for(measured: bool) -> Table:
+    """The fitted table for a pair whose columns were profiled (``measured``) or not
+    (``link --no-profile``, unprofiled relations): two fits, because the same name evidence
+    means more when nothing could have been measured than when the profiles said little."""
+    return calibration.MEASURED if measured else calibration.NAMES_ONLY
 
 
-def score(evidence: Iterable[Evidence]) -> tuple[float, tuple[Evidence, ...]]:
-    """Confidence in [0, 1] and the evidence with ``contribution`` filled in.
+def weight(table: Table, signal: Signal) -> float:
+    """Log-odds added by an evidence item of strength 1.0 (declared and lineage links are facts,
+    not scored: weight 0)."""
+    if signal is Signal.CROSS_SOURCE:
+        return CROSS_SOURCE_WEIGHT
+    return table.weights.get(signal, 0.0)
+
+
+def score(evidence: Iterable[Evidence], measured: bool = True) -> tuple[float, tuple[Evidence, ...]]:
+    """Confidence in [0, 1] and the evidence with ``contribution`` filled in, by the table for
+    profiled (``measured``) or unprofiled pairs.
 
     An exact containment measurement supersedes the MinHash estimate (which then contributes 0).
     """
     items = list(evidence)
+    table = table_for(measured)
     has_exact = any(e.signal is Signal.EXACT_CONTAINMENT for e in items)
     raw: list[float] = []
     for e in items:
         if has_exact and e.signal is Signal.VALUE_CONTAINMENT_ESTIMATE:
             raw.append(0.0)
         else:
-            raw.append(WEIGHTS[e.signal] * max(-1.0, min(1.0, e.strength)))
+            raw.append(weight(table, e.signal) * max(-1.0, min(1.0, e.strength)))
+    cap = table.name_cap
     name_total = sum(c for e, c in zip(items, raw) if e.signal in NAME_SIGNALS and c > 0)
-    factor = NAME_CAP / name_total if NAME_CAP is not None and name_total > NAME_CAP else 1.0
+    factor = cap / name_total if cap is not None and name_total > cap else 1.0
     out: list[Evidence] = []
-    total = BIAS
+    total = table.bias
     for e, c in zip(items, raw):
         if e.signal in NAME_SIGNALS and c > 0:
             c *= factor
@@ -71,8 +80,12 @@ def squash(log_odds: float) -> float:
     return z / (1.0 + z)
 
 
-def breakdown(evidence: Iterable[Evidence]) -> str:
-    """One line: ``bias -3.0; name_pattern +3.0; ...`` (the sum squashes to the confidence)."""
-    parts = [f"bias {BIAS:+.1f}"]
-    parts += [f"{e.signal.value} {e.contribution:+.1f}" for e in evidence if e.contribution]
-    return "; ".join(parts)
+def breakdown(evidence: Iterable[Evidence], confidence: float) -> str:
+    """One line: ``bias -3.0; name_pattern +3.0; ...``: the contributions and the prior that
+    together squash to ``confidence`` (the prior of the table that scored them)."""
+    evidence = list(evidence)
+    shown = [f"{e.signal.value} {e.contribution:+.1f}" for e in evidence if e.contribution]
+    if 0.0 < confidence < 1.0:
+        bias = math.log(confidence / (1.0 - confidence)) - sum(e.contribution for e in evidence)
+        shown.insert(0, f"bias {bias:+.1f}")
+    return "; ".join(shown)

@@ -2,7 +2,11 @@ import math
 
 from dbt_schema_link.discovery.domains import AnchorRank, PairRank, UnionFind, canonical_pair, choose_anchor
 from dbt_schema_link.discovery.records import Evidence, Signal
-from dbt_schema_link.discovery.scoring import BIAS, NAME_CAP, WEIGHTS, breakdown, score, squash
+from dbt_schema_link.discovery import calibration
+from dbt_schema_link.discovery.scoring import breakdown, score, squash
+
+NAMES = calibration.NAMES_ONLY
+MEASURED = calibration.MEASURED
 
 
 def ev(signal, strength=1.0):
@@ -10,11 +14,13 @@ def ev(signal, strength=1.0):
 
 
 def test_score_is_the_squashed_sum_of_weighted_evidence():
-    conf, items = score([ev(Signal.NAME_PATTERN), ev(Signal.TYPE_MATCH, 0.5)])
-    expected = BIAS + WEIGHTS[Signal.NAME_PATTERN] + 0.5 * WEIGHTS[Signal.TYPE_MATCH]
+    conf, items = score([ev(Signal.NAME_PATTERN), ev(Signal.TYPE_MATCH, 0.5)], measured=False)
+    w = NAMES.weights  # nothing profiled: the names-only table
+    expected = NAMES.bias + w[Signal.NAME_PATTERN] + 0.5 * w[Signal.TYPE_MATCH]
     assert math.isclose(conf, squash(expected))
-    assert [round(e.contribution, 6) for e in items] == [WEIGHTS[Signal.NAME_PATTERN], 0.5 * WEIGHTS[Signal.TYPE_MATCH]]
-    assert score([])[0] < 0.1
+    assert [round(e.contribution, 6) for e in items] == [round(w[Signal.NAME_PATTERN], 6),
+                                                          round(0.5 * w[Signal.TYPE_MATCH], 6)]
+    assert score([], measured=False)[0] < 0.25 and score([])[0] < 0.25  # no evidence: far below any bar
 
 
 def test_negative_evidence_lowers_confidence_and_strength_is_clamped():
@@ -24,15 +30,27 @@ def test_negative_evidence_lowers_confidence_and_strength_is_clamped():
     assert score([ev(Signal.TYPE_MATCH, 5.0)])[0] == score([ev(Signal.TYPE_MATCH, 1.0)])[0]
 
 
-def test_name_signals_are_capped_together():
-    _, items = score([ev(Signal.NAME_EXACT), ev(Signal.NAME_PATTERN), ev(Signal.ROLE_NAME)])
-    assert math.isclose(sum(e.contribution for e in items), NAME_CAP)
+def test_name_signals_are_capped_together_when_the_table_says_so():
+    _, items = score([ev(Signal.NAME_EXACT), ev(Signal.NAME_PATTERN), ev(Signal.ROLE_NAME)], measured=False)
+    w = NAMES.weights
+    uncapped = w[Signal.NAME_EXACT] + w[Signal.NAME_PATTERN] + w[Signal.ROLE_NAME]
+    expected = uncapped if NAMES.name_cap is None else min(uncapped, NAMES.name_cap)
+    assert math.isclose(sum(e.contribution for e in items), expected)
+
+
+def test_measured_pairs_use_the_measured_table():
+    conf, items = score([ev(Signal.NAME_EXACT), ev(Signal.EXACT_CONTAINMENT)])
+    w = MEASURED.weights
+    assert math.isclose(conf, squash(MEASURED.bias + w[Signal.NAME_EXACT] + w[Signal.EXACT_CONTAINMENT]))
+    assert f"bias {MEASURED.bias:+.1f}" in breakdown(items, conf)
 
 
 def test_exact_containment_supersedes_the_estimate():
-    _, items = score([ev(Signal.VALUE_CONTAINMENT_ESTIMATE, -1.0), ev(Signal.EXACT_CONTAINMENT, 1.0)])
-    assert items[0].contribution == 0.0 and items[1].contribution == WEIGHTS[Signal.EXACT_CONTAINMENT]
-    assert "exact_containment +4.0" in breakdown(items) and "bias" in breakdown(items)
+    conf, items = score([ev(Signal.VALUE_CONTAINMENT_ESTIMATE, -1.0), ev(Signal.EXACT_CONTAINMENT, 1.0)])
+    exact = MEASURED.weights[Signal.EXACT_CONTAINMENT]
+    assert items[0].contribution == 0.0 and items[1].contribution == exact
+    line = breakdown(items, conf)
+    assert f"exact_containment {exact:+.1f}" in line and f"bias {MEASURED.bias:+.1f}" in line
 
 
 def test_union_find_groups_transitively():
