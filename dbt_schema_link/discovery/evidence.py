@@ -265,7 +265,8 @@ class ValueFit:
 def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
               settings: DiscoverySettings, fit: ValueFit | None = None) -> tuple[Trap, str] | None:
     """The cross-product traps of value overlap (see DESIGN.md §2): flags, free text, tiny enums,
-    and value-only links that chance explains. ``None`` when the pair is not a trap.
+    value-only links that chance explains, and links between unrelated sources that rest on names
+    alone or on values chance explains. ``None`` when the pair is not a trap.
 
     A value-only link (no name, no SQL join) needs (1) a child domain that chance cannot explain:
     at least ``nameless_min_child_distinct`` values, or values improbable at random

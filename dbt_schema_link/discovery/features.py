@@ -128,8 +128,8 @@ def build_features(project: Project, profiles: ProfileSet | None, settings: Disc
                     borrowed[list(cprof.minhash_borrowed)] = True
             ci = ColInfo(
                 ref=ColumnRef(uid, col.name), rel=info, position=position,
-                parts=analyse_column(strip_table_prefix(col.name, prefix), vocabulary, glued), family=family, profile=cprof, signature=sig,
-                borrowed=borrowed,
+                parts=analyse_column(strip_table_prefix(col.name, prefix), vocabulary, glued), family=family,
+                profile=cprof, signature=sig, borrowed=borrowed,
             )
             info.columns.append(ci)
             columns.append(ci)
@@ -174,9 +174,9 @@ def _classify_columns(info: RelInfo, settings: DiscoverySettings) -> None:
     best = max((c.pk_score for c in info.columns), default=0.0)
     if best >= 0.5:
         # a key found from values alone does not hide a column whose name says "key"
-        named = best < DATA_KEY_FIRST + 0.05
+        data_key_only = best < DATA_KEY_FIRST + 0.05
         info.key_columns = [c for c in info.columns if c.pk_score >= 0.5 and (
-            c.pk_score >= best - 0.05 or (named and c.parts.keyness >= 0.6 and c.unique))]
+            c.pk_score >= best - 0.05 or (data_key_only and c.parts.keyness >= 0.6 and c.unique))]
 
 
 #: Families a key may come in (decimals, booleans and blobs are not keys).
@@ -288,8 +288,8 @@ def _parents(project: Project) -> dict[str, list[str]]:
 
 def relation_origins(project: Project, depths: dict[str, int]) -> dict[str, frozenset[str]]:
     """Where each relation's data comes from: a source relation its schema (one database or
-    system), a seed its project's seeds, a model the union of its parents' origins (its own name
-    when it has none). Two relations with no origin in common are unrelated sources."""
+    system), a seed its project's seeds, a model the union of its parents' origins (its package's
+    models when it has no parent). Two relations with no origin in common are unrelated sources."""
     parents = _parents(project)
     out: dict[str, frozenset[str]] = {}
     for uid in sorted(project.relations, key=lambda u: (depths.get(u, 0), u)):
