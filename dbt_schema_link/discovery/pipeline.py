@@ -293,7 +293,7 @@ def _pairs_to_verify(scored: dict, settings: DiscoverySettings, lineage_uf: Unio
     groups: dict[tuple, list[Scored]] = {}
     for s in scored.values():
         if (s.exact is None and s.trap is None and s.block in (None, Block.TYPES_NEED_VALUES)
-                and s.confidence >= settings.verify_min_confidence):
+                and _worth_checking(s) >= settings.verify_min_confidence):
             key = (lineage_uf.find(s.cand.child.ref.key()), lineage_uf.find(s.cand.parent.ref.key()))
             groups.setdefault(key, []).append(s)
     representatives = []
@@ -312,6 +312,16 @@ def _pairs_to_verify(scored: dict, settings: DiscoverySettings, lineage_uf: Unio
         per_child[child_class] = per_child.get(child_class, 0) + 1
         chosen.append(s)
     return chosen
+
+
+def _worth_checking(s: Scored) -> float:
+    """The confidence that decides whether a pair is verified: with or without the MinHash
+    estimate, whichever is higher — the check replaces the estimate, so a noisy estimate against
+    the pair (few minima of a small child in a large parent) must not stop it."""
+    without = [e for e in s.evidence if e.signal is not Signal.VALUE_CONTAINMENT_ESTIMATE]
+    if len(without) == len(s.evidence):
+        return s.confidence
+    return max(s.confidence, score(without, s.measured)[0])
 
 
 def _share_with_copies(measured: dict, scored: dict, lineage_uf: UnionFind) -> dict:
