@@ -348,7 +348,7 @@ def build_parser() -> argparse.ArgumentParser:
     _project_args(p)
     p.add_argument("--dry-run", action="store_true", help="print a unified diff; write nothing")
     p.add_argument("--check", action="store_true", help="exit 1 if writing would change any file (for CI)")
-    p.add_argument("--min-confidence", type=float, default=None, help="write inferred links at or above this confidence (default 0.8)")
+    p.add_argument("--min-confidence", type=float, default=None, help="write inferred links at or above this confidence (default 0.7)")
     p.add_argument("--severity", choices=["warn", "error"], default=None, help="severity of generated tests for inferred links (default warn)")
     p.add_argument("--include-declared", action="store_true", help="also materialise links declared elsewhere (constraints, entities)")
     p.add_argument("--semantic-models", nargs="?", const="legacy", choices=["none", "legacy", "model"], default=None,

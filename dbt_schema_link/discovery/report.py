@@ -45,7 +45,7 @@ def render_markdown(links: LinkSet, project: Project | None = None, title: str |
         out += ["### Why", ""]
         for link in inferred:
             out.append(f"- `{_ref(link.child)}` -> `{_ref(link.parent)}` ({link.confidence:.2f}): "
-                       f"{_cell(breakdown(link.evidence, link.confidence))}")
+                       f"{_cell(breakdown(link.evidence))}")
             for e in link.evidence:
                 out.append(f"  - {e.signal.value} ({e.strength:+.2f}): {_cell(e.detail)}")
             if link.collapsed:

@@ -80,12 +80,12 @@ def squash(log_odds: float) -> float:
     return z / (1.0 + z)
 
 
-def breakdown(evidence: Iterable[Evidence], confidence: float) -> str:
-    """One line: ``bias -3.0; name_pattern +3.0; ...``: the contributions and the prior that
-    together squash to ``confidence`` (the prior of the table that scored them)."""
+def breakdown(evidence: Iterable[Evidence]) -> str:
+    """One line: ``bias -3.0; name_pattern +3.0; ...`` (the sum squashes to the confidence). The
+    prior is that of the table a pair with these signals is scored by: ``MEASURED`` when values
+    were compared (a profiled pair with no signature, e.g. floats, is shown with the other)."""
     evidence = list(evidence)
-    shown = [f"{e.signal.value} {e.contribution:+.1f}" for e in evidence if e.contribution]
-    if 0.0 < confidence < 1.0:
-        bias = math.log(confidence / (1.0 - confidence)) - sum(e.contribution for e in evidence)
-        shown.insert(0, f"bias {bias:+.1f}")
-    return "; ".join(shown)
+    table = table_for(any(e.signal in VALUE_SIGNALS for e in evidence))
+    parts = [f"bias {table.bias:+.1f}"]
+    parts += [f"{e.signal.value} {e.contribution:+.1f}" for e in evidence if e.contribution]
+    return "; ".join(parts)

@@ -1,9 +1,9 @@
 """Write-back: accepted links -> relationships tests, column docs and semantic-layer entities in
 the project's own YAML (edited in place, round-trip), atomically and idempotently.
 
-    outcome = write_back(project, links, WriteOptions(min_confidence=0.8), WriteMode.CHECK)
+    outcome = write_back(project, links, WriteOptions(min_confidence=0.7), WriteMode.CHECK)
     # or step by step:
-    plan = plan_writes(project, links, WriteOptions(min_confidence=0.8))  # pure: reads files only
+    plan = plan_writes(project, links, WriteOptions(min_confidence=0.7))  # pure: reads files only
     print(unified_diff(plan))                # --dry-run
     sys.exit(1 if plan.would_change else 0)  # --check
     apply(plan)                              # atomic writes, refuses files changed since planning

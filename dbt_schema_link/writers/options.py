@@ -27,7 +27,7 @@ class SemanticSpec(str, Enum):
 
 @dataclass(frozen=True)
 class WriteOptions:
-    min_confidence: float = 0.8
+    min_confidence: float = 0.7  # calibrated: links at >= 0.7 were ~97% declared FKs on held-back data
     severity: str = "warn"  # for inferred links
     declared_severity: str = "error"  # for links declared elsewhere
     tests: bool = True

@@ -42,14 +42,14 @@ def test_measured_pairs_use_the_measured_table():
     conf, items = score([ev(Signal.NAME_EXACT), ev(Signal.EXACT_CONTAINMENT)])
     w = MEASURED.weights
     assert math.isclose(conf, squash(MEASURED.bias + w[Signal.NAME_EXACT] + w[Signal.EXACT_CONTAINMENT]))
-    assert f"bias {MEASURED.bias:+.1f}" in breakdown(items, conf)
+    assert f"bias {MEASURED.bias:+.1f}" in breakdown(items)
 
 
 def test_exact_containment_supersedes_the_estimate():
     conf, items = score([ev(Signal.VALUE_CONTAINMENT_ESTIMATE, -1.0), ev(Signal.EXACT_CONTAINMENT, 1.0)])
     exact = MEASURED.weights[Signal.EXACT_CONTAINMENT]
     assert items[0].contribution == 0.0 and items[1].contribution == exact
-    line = breakdown(items, conf)
+    line = breakdown(items)
     assert f"exact_containment {exact:+.1f}" in line and f"bias {MEASURED.bias:+.1f}" in line
 
 

@@ -108,8 +108,13 @@ def test_link_finds_and_verifies_every_odd_key(oddproject):
         assert "exact_containment" in signals, (column, signals)
 
 
+#: Written down to this confidence: the test is about quoting, and same-named non-key columns
+#: score 0.6-0.8 under the fitted weights (below write's default of 0.8).
+WRITE_MIN = "0.5"
+
+
 def test_generated_tests_run_on_odd_names(oddproject):
-    res = cli(oddproject, "write")
+    res = cli(oddproject, "write", "--min-confidence", WRITE_MIN)
     assert "wrote" in res.stderr, res.stderr
     written = (oddproject.path / "models" / "_child__schema_link.yml").read_text(encoding="utf-8")
     for column in odd.FKS:
@@ -119,7 +124,7 @@ def test_generated_tests_run_on_odd_names(oddproject):
     passed = int(run.stdout.rsplit("PASS=", 1)[1].split()[0])
     assert passed >= len(odd.FKS), run.stdout[-2000:]
     # idempotent: quoting is recognised as the same test on the next run
-    check = cli(oddproject, "write", "--check", check=False)
+    check = cli(oddproject, "write", "--check", "--min-confidence", WRITE_MIN, check=False)
     assert check.returncode == 0, check.stdout + check.stderr
 
 
