@@ -134,6 +134,7 @@ class NameParts:
     measure: bool  # a quantity name (amount, age, height_cm, ...) and not key-like
     flag_name: bool  # is_active, has_x, x_flag, x_yn
     generic: bool  # a bare key (id, code, key) that names no entity
+    leading_key: bool = False  # the key marker leads (id_color_eye): the entity is the first word
 
     @property
     def norm(self) -> str:
@@ -163,7 +164,10 @@ class NameParts:
                 key = concat(gram)
                 if len(key) < 2:
                     continue
-                weight = 0.85 if start + size in (n, noun_end) else 0.45
+                # the head noun ends the name (eye_colour), or starts it after a leading key
+                # marker (id_color_eye, as head-first languages write it)
+                noun = start + size in (n, noun_end) or (self.leading_key and start == 0)
+                weight = 0.85 if noun else 0.45
                 if out.get(key, 0.0) < weight:
                     out[key] = weight
         return out
@@ -203,9 +207,13 @@ def analyse_column(name: str, known: Vocabulary | None = None, glued: bool = Fal
         key_suffix = head[-1]
         keyness = KEY_SUFFIXES[key_suffix]
         head = head[:-1]
+    leading_key = False
     if head and head[0] in KEY_PREFIXES and len(head) > 1:
         keyness = 1.0
         head = head[1:]
+        leading_key = key_suffix is None  # id_cliente, fk_customer: the entity word comes first
+    elif key_suffix is not None and len(head) == 1 and head[0] in KEY_PREFIXES:
+        head = []  # pk_id, fk_id: a key marker plus a key suffix names no entity
     generic = not head
     role = _role_of(tuple(head), key_suffix is not None)
     if role is not None:
@@ -216,7 +224,7 @@ def analyse_column(name: str, known: Vocabulary | None = None, glued: bool = Fal
     flag_name = bool(toks) and (toks[0] in _FLAG_FIRST or toks[-1] in _FLAG_LAST)
     return NameParts(
         name=name, tokens=toks, head=tuple(head), key_suffix=key_suffix, keyness=keyness,
-        role=role, measure=measure, flag_name=flag_name, generic=generic,
+        role=role, measure=measure, flag_name=flag_name, generic=generic, leading_key=leading_key,
     )
 
 

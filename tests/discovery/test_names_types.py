@@ -192,3 +192,10 @@ def test_a_relation_is_glued_when_its_names_carry_no_separators():
     assert is_glued(["orderkey", "custkey", "totalprice", "comment"])
     assert not is_glued(["order_id", "customer_id", "status", "amount"])
     assert not is_glued(["id", "name"])  # too few to tell
+
+
+def test_key_markers_name_no_entity_and_lead_head_first_names():
+    assert analyse_column("pk_id").generic and analyse_column("fk_id").generic
+    grams = analyse_column("id_color_eye").head_ngrams()
+    assert grams["color"] == 0.85  # the entity word right after a leading id_
+    assert analyse_column("eye_colour_id").head_ngrams()["eye"] < 0.5
