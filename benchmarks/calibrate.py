@@ -133,6 +133,7 @@ def run_database(folder: Path) -> tuple | None:
 
     try:
         links = discover(project, profiles, DiscoverySettings(), verify, inspect=inspect)
+        discover(project, profiles, DiscoverySettings(), None, inspect=inspect)  # estimates only (no warehouse)
         discover(project, None, DiscoverySettings(), None, inspect=inspect)  # the names-only path
     finally:
         con.close()

@@ -27,7 +27,7 @@ VALUE_SIGNALS = frozenset({Signal.VALUE_CONTAINMENT_ESTIMATE, Signal.EXACT_CONTA
 
 #: Log-odds a link between unrelated sources loses at full ``cross_source_strictness``: a policy
 #: (labelled corpora are one database each, so there is nothing to fit it on), not a fitted weight.
-CROSS_SOURCE_WEIGHT = 1.0
+CROSS_SOURCE_WEIGHT = 0.5
 
 
 def table_for(measured: bool) -> Table:

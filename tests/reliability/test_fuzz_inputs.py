@@ -86,6 +86,8 @@ def _mutate(data: st.DataObject, doc):
             parent[path[-1]]
         except (KeyError, IndexError, TypeError):
             continue  # an earlier mutation removed it
+        if not isinstance(parent, (dict, list)):
+            continue  # an earlier mutation turned the container into a string
         action = data.draw(st.sampled_from(["delete", "replace", "huge", "wrap"]), label="action")
         if action == "delete":
             del parent[path[-1]]
