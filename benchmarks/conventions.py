@@ -175,9 +175,9 @@ def engine_dir(args: argparse.Namespace, workdir: Path) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if not args.data.is_dir() or not databases.discover(args.data):
-        log(f"benchmark data is not available: no SQLite databases under {args.data} "
-            "(it lives in ../shared/data beside the repository; pass --data DIR)")
+    missing = databases.missing_data(args.data)
+    if missing:
+        log(missing)
         return 2
     try:
         dbs = select(args)

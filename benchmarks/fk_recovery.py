@@ -172,9 +172,9 @@ def to_json(results: list[DatabaseResult], args: argparse.Namespace, wall: float
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if not args.data.is_dir() or not databases.discover(args.data):
-        log(f"benchmark data is not available: no SQLite databases under {args.data} "
-            "(it lives in ../shared/data beside the repository; pass --data DIR)")
+    missing = databases.missing_data(args.data)
+    if missing:
+        log(missing)
         return 2
     if args.no_peer and args.no_product:
         log("error: --no-peer and --no-product leave nothing to run")

@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass, field
 from enum import Enum
 
+from fkbench.duckdb_load import sqlite_affinity
+
 from .schema import Schema, Table
 
 DEFAULT_SEED = 13
@@ -243,14 +245,11 @@ def _key_words(ws: list[str], table: Table, suffix: str) -> list[str]:
 
 
 def _type_prefix(declared: str) -> str:
+    affinity = sqlite_affinity(declared)
+    if affinity != "text":
+        return {"integer": "int", "real": "dbl"}[affinity]
     t = declared.upper()
-    if "INT" in t:
-        return "int"
-    if any(k in t for k in ("REAL", "FLOA", "DOUB", "NUMERIC", "DEC")):
-        return "dbl"
-    if "DATE" in t or "TIME" in t:
-        return "dt"
-    return "str"
+    return "dt" if "DATE" in t or "TIME" in t else "str"
 
 
 def rename(schema: Schema, convention: Convention, seed: int = DEFAULT_SEED) -> Renaming:

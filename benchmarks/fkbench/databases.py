@@ -76,6 +76,14 @@ def discover(data_dir: Path) -> list[BenchDatabase]:
     return found
 
 
+def missing_data(data_dir: Path) -> str | None:
+    """Why the benchmark data cannot be used (one line), or ``None`` when it is there."""
+    if data_dir.is_dir() and discover(data_dir):
+        return None
+    return (f"benchmark data is not available: no SQLite databases under {data_dir} "
+            "(it lives in ../shared/data beside the repository; pass --data DIR)")
+
+
 def connect_readonly(path: Path) -> sqlite3.Connection:
     # immutable=1: the data folder may have no write bits, and nothing may be written beside it.
     return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)

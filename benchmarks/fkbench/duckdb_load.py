@@ -26,14 +26,20 @@ class LoadReport:
     kept_varchar: list[str] = field(default_factory=list)  # "table.column (declared TYPE)"
 
 
-def duckdb_type(declared: str) -> str:
-    """SQLite declared type → DuckDB type (SQLite's own affinity rules, simplified)."""
+def sqlite_affinity(declared: str) -> str:
+    """``integer``, ``real`` or ``text``: SQLite's own affinity rules for a declared type, simplified."""
     t = declared.upper()
     if "INT" in t:
-        return "BIGINT"
+        return "integer"
     if any(k in t for k in ("REAL", "FLOA", "DOUB", "NUMERIC", "DEC")):
-        return "DOUBLE"
-    return "VARCHAR"  # text, blobs, booleans, dates and times, no type at all
+        return "real"
+    return "text"
+
+
+def duckdb_type(declared: str) -> str:
+    """SQLite declared type → DuckDB type (text, blobs, booleans, dates and times, no type at
+    all: VARCHAR)."""
+    return {"integer": "BIGINT", "real": "DOUBLE"}.get(sqlite_affinity(declared), "VARCHAR")
 
 
 def quote(name: str) -> str:

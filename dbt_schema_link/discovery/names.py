@@ -502,11 +502,8 @@ def table_column_prefix(relation_words: list[tuple[str, ...]], column_names: lis
     return None
 
 
-def _bare_keys() -> frozenset[tuple[str, ...]]:
-    return frozenset((k,) for k in GENERIC_KEYS)
-
-
-BARE_KEYS = _bare_keys()
+#: Token tuples of a bare key name (``("id",)``): what a stripped table prefix must not leave.
+BARE_KEYS = frozenset((k,) for k in GENERIC_KEYS)
 
 
 def strip_table_prefix(name: str, prefix: str | None) -> str:
