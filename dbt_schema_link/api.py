@@ -122,10 +122,51 @@ def write(paths: ProjectPaths, inv: DbtInvocation, overrides: dict, mode, includ
 
     prepare_artifacts(paths, inv, need_catalog=False, build=build_artifacts, notice=notice)
     project = read_project(paths.target_dir, require_catalog=False, project_dir=paths.project_dir)
-    links = accepted_links(load_links(paths), include_declared)
+    linkset = load_links(paths)
+    links = accepted_links(linkset, include_declared)
     config = project_vars(paths.project_dir).get("write", {})
     options = WriteOptions.from_mapping(config if isinstance(config, dict) else {}, **overrides)
-    return write_back(project, links, options, mode, inv if validate else None, validate)
+    docs = docs_input(linkset, cached_profiles(paths, project)) if options.docs else None
+    return write_back(project, links, options, mode, inv if validate else None, validate, docs)
+
+
+def docs_input(linkset, profiles: ProfileSet | None):
+    """What `write --docs` reads besides the YAML: the lineage copies discovery measured and the
+    profiles of the last `profile`/`link` run."""
+    from dbt_schema_link.writers.doc_records import DocsInput, LineageCopy
+
+    copies = tuple(LineageCopy(link.child, link.parent) for link in linkset.lineage)
+    return DocsInput(lineage=copies, profiles=profiles)
+
+
+@dataclass
+class CoverageRun:
+    report: object  # writers.doc_records.CoverageReport
+    fail_under: float | None
+
+    @property
+    def passed(self) -> bool:
+        return self.fail_under is None or self.report.share >= self.fail_under
+
+
+def docs_coverage(paths: ProjectPaths, inv: DbtInvocation, fail_under: float | None = None,
+                  build_artifacts: bool = False, notice: Progress | None = None) -> CoverageRun:
+    """Share of columns documented per relation and overall, by people / inherited / drafted /
+    none (`dbt-schema-link docs-coverage`); `passed` is False below `fail_under`."""
+    from dbt_schema_link.errors import SchemaLinkError
+    from dbt_schema_link.writers import WriteOptions
+    from dbt_schema_link.writers.doc_coverage import docs_coverage as coverage
+
+    if fail_under is not None and not 0.0 <= fail_under <= 1.0:
+        raise SchemaLinkError(f"the threshold must be a share between 0 and 1 (e.g. 0.8), got {fail_under}",
+                              option="fail_under")
+    prepare_artifacts(paths, inv, need_catalog=False, build=build_artifacts, notice=notice)
+    project = read_project(paths.target_dir, require_catalog=False, project_dir=paths.project_dir)
+    if not project.has_catalog and notice is not None:
+        notice("notice: no catalog.json: columns the YAML never mentions are not counted (run `dbt docs generate`)")
+    config = project_vars(paths.project_dir).get("write", {})
+    options = WriteOptions.from_mapping(config if isinstance(config, dict) else {}, project_dir=paths.project_dir)
+    return CoverageRun(coverage(project, paths.project_dir, options.new_file_pattern), fail_under)
 
 
 # --- question-time linking (`index`, `ask`) ---------------------------------------------------
@@ -196,3 +237,39 @@ def answer_json(answer) -> str:
 
 def _ignore(message: str) -> None:
     """Default notice sink: notices stay on the report / session (`.notices`)."""
+
+
+# --- agents (`mcp`) -----------------------------------------------------------------------------
+
+
+def serve_mcp(project_dirs: Sequence[str | Path] = (".",), target_path: str | Path | None = None,
+              index_dir: str | Path | None = None, model: str | None = None, budget: int | None = None,
+              progress: Progress | None = None, notice: Progress | None = None) -> None:
+    """Serve find_schema, join_path, describe_relation and list_links to an agent over MCP (stdio)
+    until the client disconnects (`dbt-schema-link mcp`). The index is loaded once, built first when
+    missing (`model`: the embedding model to build it with; None: the index's own, else the
+    default) and refreshed when the artifacts change while serving. stdout carries protocol frames
+    only: everything for a person goes to `notice` and `progress`."""
+    from dbt_schema_link import __version__
+    from dbt_schema_link.agents import AgentSession, AgentTools
+    from dbt_schema_link.agents.mcp_server import require_sdk, serve_stdio
+    from dbt_schema_link.linker.render import DEFAULT_BUDGET
+    from dbt_schema_link.linker.service import default_index_dir, input_files
+    from dbt_schema_link.linker.store import read_meta
+
+    require_sdk()
+    say = notice or _ignore
+    dirs = list(project_dirs) or ["."]
+    paths = [locate(d, target_path) for d in dirs]
+    out_dir = Path(index_dir) if index_dir else default_index_dir(paths[0])
+    if read_meta(out_dir) is None:
+        say(f"notice: no question index at {out_dir}: building it first")
+    if model is not None:
+        index(dirs, target_path, index_dir, model, progress=progress, notice=say)
+
+    def open_link_session():
+        return open_session(dirs, target_path, index_dir, notice=say, progress=progress,
+                            budget=DEFAULT_BUDGET if budget is None else budget)
+
+    session = AgentSession(open_link_session, input_files(paths), [p.links_json for p in paths], say)
+    serve_stdio(AgentTools(session), __version__, say)

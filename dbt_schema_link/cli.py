@@ -26,7 +26,8 @@ from dbt_schema_link.project_config import locate
 OPTION_FLAGS = {
     "project_dir": "--project-dir", "group_by": "--group-by", "budget": "--budget", "top": "--top",
     "dbt_version": "--dbt-version", "llm_stages": "--llm", "llm_base_url": "--llm-base-url",
-    "llm_model": "--llm-model", "llm_timeout": "--llm-timeout",
+    "llm_model": "--llm-model", "llm_timeout": "--llm-timeout", "docs": "--docs",
+    "fail_under": "--fail-under",
 }
 #: Options whose flag is a way out rather than the thing at fault: named after the message.
 ALTERNATIVE_FLAGS = {"build_artifacts": "--build-artifacts"}
@@ -173,6 +174,10 @@ def cmd_write(args) -> int:
         "create_time_spine": args.create_time_spine or None,
         "constraints": args.constraints or None,
         "column_docs": False if args.no_docs else None,
+        "docs": tuple(args.docs) or None,
+        "draft_columns": False if args.no_column_drafts else None,
+        "draft_relations": False if args.no_relation_drafts else None,
+        "inherit_meta": args.inherit_meta or None,
         "dbt_version": args.dbt_version,
         "project_dir": paths.project_dir,
     }
@@ -183,6 +188,18 @@ def cmd_write(args) -> int:
     for message in outcome.messages:
         print(message, file=sys.stderr)
     return outcome.exit_code
+
+
+def cmd_docs_coverage(args) -> int:
+    from dbt_schema_link.writers.doc_coverage import to_json, to_markdown
+
+    paths = locate(args.project_dir, args.target_path)
+    run = api.docs_coverage(paths, _invocation(args), args.fail_under, args.build_artifacts, notice=_notice)
+    print(to_json(run.report) if args.format == "json" else to_markdown(run.report), end="")
+    if not run.passed:
+        print(f"docs coverage {run.report.share:.1%} is below --fail-under {args.fail_under:g}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _linker_args(p: argparse.ArgumentParser) -> None:
@@ -235,6 +252,14 @@ def cmd_ask(args) -> int:
     if answer.unsure and not args.quiet:
         others = ", ".join(c.key for c in answer.candidates[1:4])
         print(f"note: the question could also be about {others}; pass --db to choose", file=sys.stderr)
+    return 0
+
+
+def cmd_mcp(args) -> int:
+    report = _Reporter(args.quiet)
+    _build_artifacts(args, report)
+    api.serve_mcp(args.project_dir or ["."], args.target_path, args.index_dir, args.model, args.budget,
+                  progress=None if args.quiet else report, notice=_notice)
     return 0
 
 
@@ -355,10 +380,26 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also write semantic-model entities: legacy top-level spec (default when given) or the dbt 1.12 in-model spec")
     p.add_argument("--create-time-spine", action="store_true", help="create a minimal time spine model when none exists")
     p.add_argument("--constraints", action="store_true", help="add foreign_key constraints to models with enforced contracts")
-    p.add_argument("--no-docs", action="store_true", help="do not add column descriptions")
+    p.add_argument("--no-docs", action="store_true", help="do not add join descriptions to foreign-key columns")
+    p.add_argument("--docs", action="append", default=[], metavar="MODE", choices=["inherit", "draft"],
+                   help="document undocumented columns: inherit (the description of the documented upstream "
+                        "column it copies, through measured lineage) and/or draft (a short factual draft from the "
+                        "profile, and one-line relation drafts); repeatable")
+    p.add_argument("--inherit-meta", action="store_true", help="with --docs inherit: also copy the upstream column's meta and tags")
+    p.add_argument("--no-column-drafts", action="store_true", help="with --docs draft: leave column drafts out")
+    p.add_argument("--no-relation-drafts", action="store_true", help="with --docs draft: leave relation-level drafts out")
     p.add_argument("--dbt-version", default=None, help="YAML syntax for this dbt version (default: from the manifest)")
     p.add_argument("--no-validate", action="store_true", help="skip validating the result with dbt parse")
     p.set_defaults(func=cmd_write)
+
+    p = sub.add_parser("docs-coverage", help="share of columns documented per relation: by people, inherited, drafted, none",
+                       description="Count how each model, seed, snapshot and source table's columns are documented, "
+                                   "from the YAML on disk. Example: dbt-schema-link docs-coverage --fail-under 0.8")
+    _project_args(p)
+    p.add_argument("--fail-under", type=float, default=None, metavar="SHARE",
+                   help="exit 1 when the share of documented columns is below this (0-1, e.g. 0.8)")
+    p.add_argument("--format", choices=["md", "json"], default="md", help="Markdown table or JSON")
+    p.set_defaults(func=cmd_docs_coverage)
 
     p = sub.add_parser("index", help="build or refresh the question-time index (descriptions, values, joins)",
                        description="Index relations and columns of one or more dbt projects for `ask`: dense "
@@ -389,6 +430,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a linking setting")
     add_llm_arguments(p)
     p.set_defaults(func=cmd_ask)
+
+    p = sub.add_parser("mcp", help="serve the linker to agents: an MCP server on stdio (find_schema, join_path, ...)",
+                       description="A Model Context Protocol server over stdin/stdout with the tools find_schema, "
+                                   "join_path, describe_relation and list_links. Loads the index once (building it "
+                                   "when missing) and refreshes it when the artifacts change; stdout carries "
+                                   "protocol frames only, notices go to stderr. Client config: "
+                                   '{"command": "dbt-schema-link", "args": ["mcp", "--project-dir", "path/to/project"]}')
+    _linker_args(p)
+    p.add_argument("--model", default=None,
+                   help=f"embedding model to (re)build the index with (default: the index's own, else {DEFAULT_MODEL}; "
+                        f"'none' for lexical only)")
+    p.add_argument("--budget", type=int, default=2048,
+                   help="find_schema's token budget when a call gives none (default 2048)")
+    p.set_defaults(func=cmd_mcp)
     return parser
 
 

@@ -30,13 +30,21 @@ def has_description(column: CommentedMap | None) -> bool:
 
 
 def has_meta(column: CommentedMap | None) -> bool:
+    """The column already has link meta (``meta.schema_link`` naming a parent); a documentation
+    marker alone (`write --docs`, doc_marker.py) does not count."""
     if column is None:
         return False
     for holder in (column.get("config"), column):
         meta = holder.get("meta") if isinstance(holder, dict) else None
         if isinstance(meta, dict) and META_KEY in meta:
-            return True
+            ours = meta[META_KEY]
+            if not isinstance(ours, dict) or "parent" in ours or not ours.keys() & _DOC_MARKER_KEYS:
+                return True
     return False
+
+
+#: Keys of the documentation marker (doc_marker.py) that may share ``meta.schema_link``.
+_DOC_MARKER_KEYS = frozenset({"generated", "inherited_from", "doc_hash"})
 
 
 def meta_value(link: AcceptedLink, parent: Relation) -> CommentedMap:
@@ -62,6 +70,13 @@ def add_meta(yfile: YamlFile, column: CommentedMap, value: CommentedMap, syntax:
     version wants it. New mappings are built whole before they are attached (comments stay put)."""
     yfile.editable(column)
     config = column.get("config")
+    for existing in (config, column):  # a documentation marker is there: add the link keys to it
+        meta = existing.get("meta") if isinstance(existing, dict) else None
+        if isinstance(meta, dict) and isinstance(meta.get(META_KEY), CommentedMap):
+            yfile.editable(meta[META_KEY])
+            for key, item in value.items():
+                map_add(meta[META_KEY], key, item)
+            return
     if isinstance(config, dict) and isinstance(config.get("meta"), dict):
         holder, key, new = config["meta"], META_KEY, value
     elif isinstance(column.get("meta"), dict):

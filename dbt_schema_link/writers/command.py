@@ -15,6 +15,7 @@ from dbt_schema_link.artifacts.records import Project
 from dbt_schema_link.dbt_runner import DbtInvocation
 from dbt_schema_link.errors import YamlWriteError
 from dbt_schema_link.writers.apply import apply, unified_diff
+from dbt_schema_link.writers.doc_records import DocsInput
 from dbt_schema_link.writers.options import WriteOptions
 from dbt_schema_link.writers.plan import plan_writes
 from dbt_schema_link.writers.records import AcceptedLink, WritePlan
@@ -47,13 +48,13 @@ class WriteOutcome:
 
 def write_back(project: Project, links: Sequence[AcceptedLink], options: WriteOptions = WriteOptions(),
                mode: WriteMode = WriteMode.WRITE, inv: DbtInvocation | None = None,
-               validate: bool = True) -> WriteOutcome:
+               validate: bool = True, docs: DocsInput | None = None) -> WriteOutcome:
     """Plan the write-back and carry it out in ``mode``.
 
     Writing validates first (dbt's JSON schema; `dbt parse` on a scratch copy when ``inv`` is
     given) and raises YamlWriteError, writing nothing, when the output would not parse cleanly.
     """
-    plan = plan_writes(project, links, options)
+    plan = plan_writes(project, links, options, docs)
     outcome = WriteOutcome(plan=plan, mode=mode)
     outcome.messages += plan.summary()
     if mode is not WriteMode.WRITE:

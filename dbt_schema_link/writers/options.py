@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from dbt_schema_link.errors import SchemaLinkError
+from dbt_schema_link.writers.doc_records import DocsMode, parse_modes
 
 SEVERITIES = ("warn", "error")
 #: Placeholders a new-file pattern may use; the result is relative to the project directory.
@@ -40,8 +41,18 @@ class WriteOptions:
     new_file_pattern: str = DEFAULT_NEW_FILE_PATTERN
     state_file: str = DEFAULT_STATE_FILE
     tag: str = SCHEMA_LINK_TAG
+    # documenting the warehouse (`--docs inherit,draft`; writers/doc_writes.py)
+    docs: tuple[DocsMode, ...] = ()
+    draft_columns: bool = True  # False: `draft` leaves column drafts out
+    draft_relations: bool = True  # False: `draft` leaves relation-level drafts out
+    inherit_meta: bool = False  # also copy the upstream column's meta and tags
+    draft_max_values: int = 6  # list a column's values in its draft when it has at most this many
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "docs", parse_modes(self.docs))
+        if isinstance(self.draft_max_values, bool) or not isinstance(self.draft_max_values, int) \
+                or not 0 <= self.draft_max_values <= 50:
+            raise SchemaLinkError(f"draft_max_values must be a whole number from 0 to 50, got {self.draft_max_values!r}")
         if not 0.0 <= float(self.min_confidence) <= 1.0:
             raise SchemaLinkError(f"min_confidence must be between 0 and 1, got {self.min_confidence}")
         for name in ("severity", "declared_severity"):

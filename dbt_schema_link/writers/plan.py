@@ -10,6 +10,8 @@ from dbt_schema_link.artifacts.records import LinkOrigin, Project, Relation
 from dbt_schema_link.errors import YamlWriteError
 from dbt_schema_link.writers import column_docs, constraints, relationships
 from dbt_schema_link.writers.column_types import type_clash
+from dbt_schema_link.writers.doc_records import DocsInput
+from dbt_schema_link.writers.doc_writes import DocsRun, plan_docs_after_links, plan_docs_before_links
 from dbt_schema_link.writers.entries import (
     ensure_column,
     ensure_entry,
@@ -44,8 +46,10 @@ def project_dir_of(project: Project, options: WriteOptions) -> Path:
     return path
 
 
-def plan_writes(project: Project, links: Sequence[AcceptedLink], options: WriteOptions = WriteOptions()) -> WritePlan:
-    """What `apply` would write for these links. Pure apart from reading the project's files."""
+def plan_writes(project: Project, links: Sequence[AcceptedLink], options: WriteOptions = WriteOptions(),
+                docs: DocsInput | None = None) -> WritePlan:
+    """What `apply` would write for these links (and, with ``options.docs``, the descriptions
+    from lineage and profiles in ``docs``). Pure apart from reading the project's files."""
     project_dir = project_dir_of(project, options)
     syntax = syntax_for(options.dbt_version or project.dbt_version)
     state_path = project_dir / options.state_file
@@ -57,8 +61,14 @@ def plan_writes(project: Project, links: Sequence[AcceptedLink], options: WriteO
         (d.child.key(), d.parent.key()): d for d in project.declared_links if d.origin in _TEST_ORIGINS
     }
     documented: set[tuple[str, str]] = set()
+    run = DocsRun(ws, project, project_dir, syntax, options, state, docs or DocsInput(), plan,
+                  joins=tuple(accepted) + tuple(project.declared_links)) if options.docs else None
+    if run is not None:
+        plan_docs_before_links(run)
     for link in accepted:
         _write_link(ws, project, project_dir, link, syntax, options, state, declared, documented, plan)
+    if run is not None:
+        plan_docs_after_links(run)
     if options.semantic_models is not SemanticSpec.NONE:
         from dbt_schema_link.writers.semantic_models import write_entities
 

@@ -18,7 +18,7 @@ from dbt_schema_link.writers.records import AcceptedLink
 STATE_FORMAT = "dbt_schema_link/write_state"
 STATE_FORMAT_VERSION = 1
 #: What is tracked, one key set each.
-KINDS = ("tests", "docs", "entities", "constraints")
+KINDS = ("tests", "docs", "entities", "constraints", "generated_docs")  # generated_docs: doc_writes.py
 
 
 def column_key(ref: ColumnRef) -> str:
