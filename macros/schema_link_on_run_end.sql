@@ -1,0 +1,132 @@
+{#- on-run-end hook: profile the relations this run built and carry the profiles out in the dbt
+    log as the `dbt_schema_link/profiles` envelope, so that `dbt-schema-link link` afterwards
+    takes them from the log instead of scanning those relations again.
+
+    The hook ships in this package's own dbt_project.yml and is off until a project opts in:
+
+        # the project's dbt_project.yml
+        vars:
+          schema_link_on_run_end: true          # or [dev, ci]: only in these targets
+
+    (It must run as the package's hook: a macro called from the root project's hooks resolves
+    the names it calls in the root project, where this package's helpers are not defined.)
+    Read-only (the same SELECT and catalog queries as link_schemas, through
+    schema_link_profile_relation), and only for the models, seeds and snapshots of the root
+    project whose result in this run is `success`. Returns no SQL. The `begin` line carries
+    `hook`, `invocation_id` and `target` besides what link_schemas prints, so the CLI knows which
+    build a profile came from. -#}
+{% macro on_run_end(run_results=none, select=none, exclude=none, options=none) %}
+    {%- if schema_link_resolve_options is not defined -%}
+        {#- called from the root project's on-run-end: see above -#}
+        {%- do log('dbt_schema_link: remove dbt_schema_link.on_run_end() from your on-run-end; the package runs '
+            ~ 'it itself when vars: {schema_link_on_run_end: true} is set', info=True) -%}
+        {{ return('') }}
+    {%- endif -%}
+    {{ return(adapter.dispatch('schema_link_on_run_end', 'dbt_schema_link')(run_results, select, exclude, options)) }}
+{% endmacro %}
+
+{#- The switch, var schema_link_on_run_end: true/false (default false), or target names. -#}
+{% macro schema_link__on_run_end_enabled() %}
+    {%- set value = var('schema_link_on_run_end', false) -%}
+    {%- if value is none or value is sameas true or value is sameas false -%}
+        {{ return(value is sameas true) }}
+    {%- elif value is string and (value | lower) in ['true', 'yes', '1', 'false', 'no', '0', ''] -%}
+        {{ return((value | lower) in ['true', 'yes', '1']) }}
+    {%- elif value is string -%}
+        {{ return(target.name in (value.split(',') | map('trim') | list)) }}
+    {%- elif value is iterable and value is not mapping -%}
+        {{ return(target.name in (value | map('string') | list)) }}
+    {%- endif -%}
+    {{ exceptions.raise_compiler_error('dbt_schema_link: var schema_link_on_run_end must be true, false or a list '
+        ~ 'of target names, got ' ~ value) }}
+{% endmacro %}
+
+{#- unique_ids of the root project's models, seeds and snapshots this run built successfully -#}
+{% macro schema_link__built_nodes(run_results) %}
+    {%- set built = [] -%}
+    {%- for r in run_results or [] -%}
+        {%- set node = r.node -%}
+        {%- if node is not none and (r.status | string | lower) in ['success', 'runstatus.success']
+            and (node.resource_type | string | lower) in ['model', 'seed', 'snapshot', 'nodetype.model',
+                                                          'nodetype.seed', 'nodetype.snapshot']
+            and node.package_name == project_name -%}
+            {%- do built.append(node.unique_id) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(built) }}
+{% endmacro %}
+
+{% macro default__schema_link_on_run_end(run_results=none, select=none, exclude=none, options=none) %}
+    {%- if not execute -%}
+        {{ return('') }}
+    {%- endif -%}
+    {%- if not schema_link__on_run_end_enabled() -%}
+        {{ return('') }}
+    {%- endif -%}
+    {%- set built = schema_link__built_nodes(run_results if run_results is not none else results) -%}
+    {%- if built | length == 0 -%}
+        {{ return('') }}
+    {%- endif -%}
+    {%- set started = modules.datetime.datetime.now() -%}
+    {%- set given = {} -%}
+    {%- do given.update(options or {}) -%}
+    {%- do given.update({'suggest': false, 'envelope': true}) -%}
+    {%- set opts = schema_link_resolve_options(given) -%}
+    {%- set wanted = built if select is none else (built | select('in', schema_link__as_list(select, 'select')) | list) -%}
+    {%- set collected = schema_link_collect_relations(wanted, exclude) -%}
+    {%- set sentinel = '@@schema_link@@ ' -%}
+    {%- do log(sentinel ~ 'begin ' ~ tojson({
+        'format': 'dbt_schema_link/profiles',
+        'format_version': 2,
+        'package_version': schema_link_package_version(),
+        'adapter': adapter.type(),
+        'options': opts,
+        'hook': 'on_run_end',
+        'invocation_id': invocation_id,
+        'target': target.name,
+        'run_started_at': run_started_at | string,
+    }), info=True) -%}
+
+    {%- set skipped = collected.skipped | list -%}
+    {%- set catalog = schema_link_columns_by_relation(collected.relations | map(attribute='relation') | list) or {} -%}
+    {%- set totals = {'relations': 0, 'columns': 0} -%}
+    {%- for entry in collected.relations -%}
+        {%- set rel = entry.relation -%}
+        {%- set columns = catalog.get(schema_link__relation_key(rel.database, rel.schema, rel.identifier)) -%}
+        {%- if columns is none -%}
+            {%- set columns = adapter.get_columns_in_relation(rel) -%}
+        {%- endif -%}
+        {%- if columns | length == 0 -%}
+            {#- checked here: a query that fails inside a hook would fail the user's build -#}
+            {%- do skipped.append({'unique_id': entry.unique_id, 'reason': 'the warehouse reports no columns'}) -%}
+        {%- else -%}
+            {%- set profile = schema_link_profile_relation(rel, columns, opts) -%}
+            {%- do log(sentinel ~ 'relation ' ~ tojson({
+                'unique_id': entry.unique_id,
+                'database': profile.database,
+                'schema': profile.schema,
+                'identifier': profile.identifier,
+                'relation': profile.relation,
+                'row_count': profile.row_count,
+                'sampled': profile.sampled,
+                'sample_percent': profile.sample_percent,
+                'columns': profile.columns,
+                'duplicates': entry.duplicates,
+            }), info=True) -%}
+            {%- do totals.update({'relations': totals.relations + 1,
+                                  'columns': totals.columns + (profile.columns | length)}) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- do log(sentinel ~ 'end ' ~ tojson({
+        'relations': totals.relations,
+        'containment': 0,
+        'skipped': skipped,
+    }), info=True) -%}
+    {%- set seconds = (modules.datetime.datetime.now() - started).total_seconds() -%}
+    {%- do log('dbt_schema_link: on-run-end profiled ' ~ totals.relations ~ ' relations built by this run ('
+        ~ totals.columns ~ ' columns) in ' ~ ('%.2f' | format(seconds)) ~ ' s', info=True) -%}
+    {%- for s in skipped -%}
+        {%- do log('dbt_schema_link: on-run-end skipped ' ~ s.unique_id ~ ': ' ~ s.reason, info=True) -%}
+    {%- endfor -%}
+    {{ return('') }}
+{% endmacro %}
