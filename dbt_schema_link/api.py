@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -10,6 +10,7 @@ from dbt_schema_link.artifacts.manifest import read_project
 from dbt_schema_link.artifacts.records import Project
 from dbt_schema_link.dbt_runner import DbtInvocation
 from dbt_schema_link.fileio import atomic_write_text
+from dbt_schema_link.profiling.build_log import LOG_DIR, read_build_log
 from dbt_schema_link.profiling.containment import warehouse_verifier
 from dbt_schema_link.profiling.options import ProfileOptions
 from dbt_schema_link.profiling.profiler import profile_project
@@ -37,14 +38,20 @@ def init(project_dir: str | Path, inv: DbtInvocation, check: bool = False,
 def profile(paths: ProjectPaths, inv: DbtInvocation, options: ProfileOptions = ProfileOptions(),
             select: Sequence[str] = (), exclude: Sequence[str] = (), refresh: bool = False,
             progress: Progress | None = None, build_artifacts: bool = False,
-            notice: Progress | None = None) -> ProfileRun:
+            notice: Progress | None = None, log_dir: str | Path | None = None) -> ProfileRun:
     """Profile the project's relations in the warehouse; writes target/schema_link/profiles.json.
+    Relations that a dbt build's on-run-end hook profiled since (read from dbt.log in `log_dir`,
+    default <project>/logs) are taken from the log, not profiled again (unless `refresh`).
     `build_artifacts`: run `dbt docs generate` first when the artifacts are missing or stale;
     `notice` gets what the user should know (stale artifacts), `progress` the steps."""
     require_package(paths.project_dir)
+    builds, unread = ([], []) if refresh else read_build_log(Path(log_dir) if log_dir else paths.project_dir / LOG_DIR)
+    for line in unread:
+        (notice or progress or _ignore)(line)
     prepare_artifacts(paths, inv, need_catalog=True, build=build_artifacts, notice=notice or progress)
     project = read_project(paths.target_dir, require_catalog=True, project_dir=paths.project_dir)
-    profiles = profile_project(project, inv, paths.profiles_json, options, select, exclude, refresh, progress)
+    profiles = profile_project(project, inv, paths.profiles_json, options, select, exclude, refresh, progress,
+                               builds=builds)
     return ProfileRun(project, profiles)
 
 
@@ -58,30 +65,56 @@ class LinkRun:
     project: Project
     profiles: ProfileSet | None
     links: object  # discovery.LinkSet
+    #: `check`: how the inferred links differ from those `write` wrote (link_check.LinkDifference)
+    differences: list = field(default_factory=list)
 
 
 def link(paths: ProjectPaths, inv: DbtInvocation, settings_overrides: dict | None = None,
          options: ProfileOptions = ProfileOptions(), use_warehouse: bool = True, verify: bool = True,
          refresh: bool = False, select: Sequence[str] = (), exclude: Sequence[str] = (),
-         progress: Progress | None = None, build_artifacts: bool = False, notice: Progress | None = None) -> LinkRun:
-    """Profile (unless told not to), infer join candidates, write links.json and links.md."""
+         progress: Progress | None = None, build_artifacts: bool = False, notice: Progress | None = None,
+         check: bool = False, log_dir: str | Path | None = None) -> LinkRun:
+    """Profile (unless told not to), infer join candidates, write links.json and links.md.
+    `check`: the tests `write` generated are not taken as declared links but must be inferred
+    again; `run.differences` lists new joins and written links that no longer hold."""
     from dbt_schema_link.discovery import DiscoverySettings, discover
     from dbt_schema_link.discovery.report import render_markdown
+    from dbt_schema_link.link_check import without_written
 
     configured = {k: v for k, v in project_vars(paths.project_dir).items() if k != "write"}
     settings = DiscoverySettings.from_mapping({**configured, **(settings_overrides or {})})
     if use_warehouse:
-        run = profile(paths, inv, options, select, exclude, refresh, progress, build_artifacts, notice)
+        run = profile(paths, inv, options, select, exclude, refresh, progress, build_artifacts, notice, log_dir)
         project, profiles = run.project, run.profiles
     else:
         prepare_artifacts(paths, inv, need_catalog=False, build=build_artifacts, notice=notice or progress)
         project = read_project(paths.target_dir, require_catalog=False, project_dir=paths.project_dir)
         profiles = cached_profiles(paths, project)
     verifier = warehouse_verifier(inv, progress) if (use_warehouse and verify) else None
-    links = discover(project, profiles, settings, verifier, progress)
+    links = discover(without_written(project) if check else project, profiles, settings, verifier, progress)
     atomic_write_text(paths.links_json, links.to_json())
     atomic_write_text(paths.links_md, render_markdown(links, project))
-    return LinkRun(project, profiles, links)
+    return LinkRun(project, profiles, links, _differences(paths, project, links) if check else [])
+
+
+def _differences(paths: ProjectPaths, project: Project, links) -> list:
+    """What `write` would write now against what it wrote (link_check.compare)."""
+    from dbt_schema_link.discovery.records import LinkKind
+    from dbt_schema_link.link_check import compare, written_links
+    from dbt_schema_link.writers import WriteOptions
+    from dbt_schema_link.writers.column_types import type_clash
+    from dbt_schema_link.writers.state import link_key, read_state
+
+    config = project_vars(paths.project_dir).get("write", {})
+    options = WriteOptions.from_mapping(config if isinstance(config, dict) else {})
+    candidates = accepted_links(links)
+    # links whose column types differ get docs only from `write`: never a test to compare
+    wanted = [(a.child, a.parent, a.confidence) for a in candidates
+              if a.confidence >= options.min_confidence and type_clash(project, a) is None]
+    state, _ = read_state(paths.project_dir / options.state_file)
+    handled = {a.key() for a in candidates if state.has("tests", link_key(a))}
+    confidences = {(l.child.key(), l.parent.key()): l.confidence for l in links.links if l.kind is LinkKind.INFERRED}
+    return compare(wanted, written_links(project), confidences, handled, options.min_confidence)
 
 
 def accepted_links(links, include_declared: bool = False) -> list:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -74,6 +75,9 @@ def _profile_args(p: argparse.ArgumentParser) -> None:
                    help=f"sample relations with more rows than this (default {d.sample_rows:,})")
     g.add_argument("--sample-percent", type=float, default=d.sample_percent,
                    help=f"sample size in percent (default {d.sample_percent})")
+    g.add_argument("--log-path", default=None, metavar="DIR",
+                   help="where dbt writes dbt.log, read for the profiles of the on-run-end hook "
+                        "(default: $DBT_LOG_PATH, else <project>/logs)")
 
 
 def _invocation(args, project_dir: str | Path | None = None) -> DbtInvocation:
@@ -113,7 +117,7 @@ def cmd_profile(args) -> int:
     report = _Reporter(args.quiet)
     paths = locate(args.project_dir, args.target_path)
     run = api.profile(paths, _invocation(args), _options(args), args.select, args.exclude, args.refresh, report,
-                      build_artifacts=args.build_artifacts, notice=_notice)
+                      build_artifacts=args.build_artifacts, notice=_notice, log_dir=_log_path(args))
     if args.json:
         print(paths.profiles_json.read_text(encoding="utf-8"), end="")
     else:
@@ -147,8 +151,10 @@ def cmd_link(args) -> int:
         paths, _invocation(args), _settings_overrides(args.set), _options(args),
         use_warehouse=not args.no_profile, verify=not args.no_verify, refresh=args.refresh,
         select=args.select, exclude=args.exclude, progress=report, build_artifacts=args.build_artifacts,
-        notice=_notice,
+        notice=_notice, check=args.check, log_dir=_log_path(args),
     )
+    if args.check:
+        return _finish_check(run)
     if args.format == "json":
         print(run.links.to_json(), end="")
     else:
@@ -160,6 +166,24 @@ def cmd_link(args) -> int:
         for line in timings.lines():
             print(f"  {line}", file=sys.stderr)
     return _finish_failures(run.profiles) if run.profiles is not None else 0
+
+
+def _log_path(args) -> str | None:
+    """Where dbt writes dbt.log, as dbt itself decides it (--log-path, then DBT_LOG_PATH)."""
+    return args.log_path or os.environ.get("DBT_LOG_PATH") or None
+
+
+def _finish_check(run) -> int:
+    """`link --check`: one line per difference on stdout; exit 1 when there is any."""
+    for difference in run.differences:
+        print(difference.line())
+    if run.differences:
+        print(f"link --check: {len(run.differences)} difference(s) between the inferred links and the written "
+              f"ones", file=sys.stderr)
+    else:
+        print("link --check: the written links match the inferred ones", file=sys.stderr)
+    code = _finish_failures(run.profiles) if run.profiles is not None else 0
+    return 1 if run.differences else code
 
 
 def cmd_write(args) -> int:
@@ -364,6 +388,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["md", "json"], default="md", help="what to print on stdout")
     p.add_argument("--verbose", "-v", action="store_true",
                    help="also print the wall time of each discovery stage on stderr")
+    p.add_argument("--check", action="store_true",
+                   help="CI: links written by `write` are inferred again, not taken as declared; print one line "
+                        "per new join or written link that no longer holds, exit 1 if any")
     p.set_defaults(func=cmd_link)
 
     p = sub.add_parser("write", help="write accepted links into the project's YAML as dbt tests and docs",

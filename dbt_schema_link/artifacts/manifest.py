@@ -223,8 +223,17 @@ def _declared_from_tests(manifest: dict, relations: dict[str, Relation]) -> list
         child = _column_ref(relations, child_id, child_col)
         parent = _column_ref(relations, parent_id, parent_col)
         if child and parent:
-            links.append(DeclaredLink(child, parent, origin, _opt_str(node.get("unique_id"))))
+            links.append(DeclaredLink(child, parent, origin, _opt_str(node.get("unique_id")), _generated(node)))
     return links
+
+
+#: The meta key `dbt-schema-link write` puts on every test it generates.
+WRITTEN_META_KEY = "schema_link"
+
+
+def _generated(node: dict) -> bool:
+    """A test that `dbt-schema-link write` generated (meta under config, or top-level before 1.10)."""
+    return WRITTEN_META_KEY in _dict(_dict(node.get("config")).get("meta")) or WRITTEN_META_KEY in _dict(node.get("meta"))
 
 
 def _declared_from_constraints(relations: dict[str, Relation], raw_nodes: dict) -> list[DeclaredLink]:

@@ -101,6 +101,7 @@ class DeclaredLink:
     parent: ColumnRef
     origin: LinkOrigin
     source_id: str | None = None  # the test / semantic model unique_id that declares it
+    written: bool = False  # a test `dbt-schema-link write` generated (its meta carries `schema_link`)
 
 
 @dataclass

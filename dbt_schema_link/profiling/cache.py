@@ -22,6 +22,8 @@ from dbt_schema_link.profiling.records import ProfileSet, RelationProfile
 
 CACHE_FORMAT = "dbt_schema_link/profile_cache"
 CACHE_VERSION = 2  # 2: one-permutation MinHash signatures (not comparable with v1's)
+#: How many dbt invocations whose on-run-end profiles were taken in are remembered.
+MAX_REMEMBERED_BUILDS = 100
 
 
 def cache_key(relation: Relation, options: ProfileOptions, adapter: str) -> str:
@@ -49,6 +51,8 @@ class ProfileCache:
     def __init__(self, path: Path):
         self.path = path
         self.entries: dict[str, dict[str, Any]] = {}
+        #: invocation_ids of dbt builds whose on-run-end profiles are already in (build_log.py)
+        self.builds: list[str] = []
 
     @classmethod
     def load(cls, path: Path) -> "ProfileCache":
@@ -64,6 +68,9 @@ class ProfileCache:
             if isinstance(entries, dict):
                 # Only entries that read back as a profile of that relation; the rest is re-profiled.
                 cache.entries = {k: v for k, v in entries.items() if _usable(k, v)}
+            builds = data.get("builds")
+            if isinstance(builds, list):
+                cache.builds = [b for b in builds if isinstance(b, str)]
         return cache
 
     def get(self, unique_id: str, key: str) -> RelationProfile | None:
@@ -89,6 +96,7 @@ class ProfileCache:
             "k": profiles.k,
             "package_version": profiles.package_version,
             "relations": dict(sorted(self.entries.items())),
+            "builds": self.builds[-MAX_REMEMBERED_BUILDS:],
             "failures": [asdict(f) for f in profiles.failures],
         }
         atomic_write_text(self.path, json.dumps(data, indent=1, sort_keys=False) + "\n")

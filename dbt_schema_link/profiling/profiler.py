@@ -16,6 +16,7 @@ from dbt_schema_link import __version__
 from dbt_schema_link.artifacts.records import Project, Relation
 from dbt_schema_link.dbt_runner import MAX_ARGS_BYTES, DbtInvocation, args_size, run_operation
 from dbt_schema_link.errors import WarehouseError
+from dbt_schema_link.profiling.build_log import BuildProfiles, take_build_profiles
 from dbt_schema_link.profiling.cache import ProfileCache, cache_key
 from dbt_schema_link.profiling.envelope import Envelope, feed, relation_profile
 from dbt_schema_link.profiling.options import ProfileOptions
@@ -168,15 +169,23 @@ def profile_project(
     exclude: Sequence[str] = (),
     refresh: bool = False,
     progress: Progress | None = None,
+    builds: Sequence[BuildProfiles] = (),
 ) -> ProfileSet:
+    """`builds`: what on-run-end hooks logged (build_log.py); those not taken in before replace
+    the cached profiles of the relations they measured, so those are not profiled again."""
     relations = select_relations(project, select, exclude)
     if (select or exclude) and not relations:
         raise WarehouseError(f"no relation matches --select {list(select)} / --exclude {list(exclude)}: check the names")
     cache = ProfileCache.load(cache_path)
+    reuse = take_build_profiles(builds, project, cache, options)
+    for notice in reuse.notices if progress else ():
+        progress(notice)
     work = plan(relations, cache, options, project.adapter_type, refresh)
+    from_build = [uid for uid in reuse.used if uid in work.cached]
     if progress:
+        built = f"{len(from_build)} from the build, " if from_build else ""
         progress(f"profiling {len(work.to_profile)} relations in the warehouse "
-                 f"({len(work.cached)} unchanged, from cache)")
+                 f"({built}{len(work.cached) - len(from_build)} unchanged, from cache)")
     batch = _Batch(inv, options, progress, len(work.to_profile), select_relations(project))
     batch.run(work.to_profile)
     header = batch.header or {}
@@ -186,6 +195,8 @@ def profile_project(
         package_version=str(header.get("package_version") or __version__),
         relations={**work.cached, **batch.profiles},
         failures=batch.failures,
+        from_build=from_build,
+        profiled=sorted(batch.profiles),
     )
     by_id = {r.unique_id: r for r in relations}
     for uid, profile in batch.profiles.items():

@@ -79,3 +79,7 @@ class ProfileSet:
     package_version: str
     relations: dict[str, RelationProfile] = field(default_factory=dict)
     failures: list[ProfileFailure] = field(default_factory=list)
+    #: relations whose profile this run took from a dbt build's on-run-end hook (build_log.py)
+    from_build: list[str] = field(default_factory=list)
+    #: relations this run profiled in the warehouse itself
+    profiled: list[str] = field(default_factory=list)
