@@ -107,6 +107,7 @@
                         'min_len': d.min_len, 'max_len': d.max_len, 'minhash': d.minhash,
                         'flag_bad': d.flag_bad, 'top_values': d.top_values,
                         'approx': d.get('distinct_approx', approx),
+                        'min_value': d.get('min_value'), 'max_value': d.get('max_value'),
                     }}) -%}
                 {%- endif -%}
             {%- else -%}
@@ -131,7 +132,8 @@
             {%- do out_columns.append({
                 'name': info.name, 'data_type': info.data_type,
                 'non_null': none, 'distinct': none, 'distinct_approx': none,
-                'min_len': none, 'max_len': none, 'minhash': none, 'minhash_buckets': none, 'top_values': none,
+                'min_len': none, 'max_len': none, 'min_value': none, 'max_value': none,
+                'minhash': none, 'minhash_buckets': none, 'top_values': none,
                 'is_flag': false, 'skipped': info.skipped,
             }) -%}
         {%- else -%}
@@ -160,6 +162,8 @@
                 'non_null': non_null, 'distinct': n_distinct, 'distinct_approx': s.get('approx', approx),
                 'min_len': (s.min_len | int) if s.get('min_len') is not none else none,
                 'max_len': (s.max_len | int) if s.get('max_len') is not none else none,
+                'min_value': (s.min_value | float) if s.get('min_value') is not none else none,
+                'max_value': (s.max_value | float) if s.get('max_value') is not none else none,
                 'minhash': (minhash | string) if (non_null > 0 and minhash is not none) else none,
                 'minhash_buckets': opts.k if (minhash is not none and ':' in (minhash | string)) else none,
                 'top_values': top,

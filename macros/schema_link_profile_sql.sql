@@ -11,7 +11,8 @@
     - wide (default): one row; row_count, then c<i>_non_null, c<i>_distinct, c<i>_min_len,
       c<i>_max_len, c<i>_minhash, c<i>_flag_bad, c<i>_top_values for column i.
     - long (postgres, duckdb): one row per column, keyed by col_idx, columns non_null,
-      distinct_count, min_len, max_len, minhash, flag_bad, top_values. The row count is either
+      distinct_count, min_len, max_len, minhash, flag_bad, top_values, min_value, max_value
+      (numeric columns only, see schema_link_numeric_type; null elsewhere). The row count is either
       the non_null of a whole-relation row whose col_idx is NULL (postgres) or a row_count column
       on every row (duckdb; an empty relation then returns no rows). -#}
 {% macro schema_link_profile_sql(relation, columns, options) %}
@@ -98,8 +99,10 @@
     {{ schema_link__sample_sql(relation, columns, options) }}
     {%- else -%}
     {%- set sketched = [] -%}
+    {%- set numeric = [] -%}
     {%- for col in columns -%}
         {%- if schema_link_sketch_values(col.data_type) -%}{%- do sketched.append(loop.index0 | string) -%}{%- endif -%}
+        {%- if schema_link_numeric_type(col.data_type) -%}{%- do numeric.append(loop.index0 | string) -%}{%- endif -%}
     {%- endfor %}
     with src as (
         select
@@ -145,7 +148,10 @@
             count(*) as distinct_count,
             min(length(val)) as min_len,
             max(length(val)) as max_len,
-            count(case when lower(val) not in {{ schema_link__flag_values() }} then 1 end) as flag_bad
+            count(case when lower(val) not in {{ schema_link__flag_values() }} then 1 end) as flag_bad,
+            {#- canonical text of a number casts back; the case keeps text columns from the cast -#}
+            min(case when col_idx in ({{ numeric | join(', ') if numeric else 'null' }}) then cast(val as double precision) end) as min_value,
+            max(case when col_idx in ({{ numeric | join(', ') if numeric else 'null' }}) then cast(val as double precision) end) as max_value
         from vals
         group by col_idx
     ),
@@ -187,12 +193,14 @@
         stats.max_len,
         signatures.minhash,
         stats.flag_bad,
-        tops.top_values
+        tops.top_values,
+        stats.min_value,
+        stats.max_value
     from stats
     left join signatures on signatures.col_idx = stats.col_idx
     left join tops on tops.col_idx = stats.col_idx
     union all
-    select cast(null as integer), n, null, null, null, null, null, null
+    select cast(null as integer), n, null, null, null, null, null, null, null, null
     from grp
     where col_idx is null
     {%- endif %}
@@ -226,12 +234,13 @@
     {%- set quote = adapter.dispatch('schema_link_quote', 'dbt_schema_link') -%}
     {%- set sketches = adapter.dispatch('schema_link_sketch_values', 'dbt_schema_link') -%}
     {%- set canonical = adapter.dispatch('schema_link_canonical_text', 'dbt_schema_link') -%}
+    {%- set numeric = adapter.dispatch('schema_link_numeric_type', 'dbt_schema_link') -%}
     {%- set quoted = [] -%}
     {%- set sketched = [] -%}
     {%- set counted = [] -%}
     {%- for col in columns -%}
         {%- set q = quote(col.name) -%}
-        {%- set item = {'idx': loop.index0, 'q': q} -%}
+        {%- set item = {'idx': loop.index0, 'q': q, 'numeric': numeric(col.data_type)} -%}
         {%- do quoted.append(q) -%}
         {%- if sketches(col.data_type) -%}
             {%- do item.update({'text': canonical(q, col.data_type)}) -%}
@@ -255,7 +264,8 @@
 
     vals as (
     {%- for c in sketched %}
-        select {{ c.idx }} as col_idx, {{ c.text }} as v, count(*) as n
+        select {{ c.idx }} as col_idx, {{ c.text }} as v, count(*) as n,
+            {{ ('cast(' ~ c.q ~ ' as double)') if c.numeric else 'cast(null as double)' }} as x
         from {{ source }}
         group by {{ c.q }}
         {{- '\n        union all' if not loop.last }}
@@ -271,7 +281,9 @@
             count(v) as d,
             min(length(v)) as min_len,
             max(length(v)) as max_len,
-            min(hash(v)) as minimum{{ ',' if top_n > 0 }}
+            min(hash(v)) as minimum,
+            min(x) as min_value,
+            max(x) as max_value{{ ',' if top_n > 0 }}
             {%- if top_n > 0 %}
             {#- both sorted by n descending, so they pair up; cheaper than one list of structs -#}
             arg_max(v, n, {{ top_n }}) as top_values,
@@ -292,6 +304,8 @@
             max(max_len) as max_len,
             string_agg(bucket || ':' || minimum, ',' order by bucket) filter (where not is_null) as minhash,
             cast(null as bigint) as flag_bad,
+            min(min_value) as min_value,
+            max(max_value) as max_value,
             {%- if top_n > 0 %}
             case
                 when sum(d) between 1 and {{ top_max }}
@@ -312,7 +326,9 @@
         select
             unnest([
             {%- for c in counted %}
-                {'col_idx': {{ c.idx }}, 'non_null': count({{ c.q }}), 'distinct_count': approx_count_distinct({{ c.q }})}{{ ',' if not loop.last }}
+                {'col_idx': {{ c.idx }}, 'non_null': count({{ c.q }}), 'distinct_count': approx_count_distinct({{ c.q }}),
+                 'min_value': {{ ('min(cast(' ~ c.q ~ ' as double))') if c.numeric else 'cast(null as double)' }},
+                 'max_value': {{ ('max(cast(' ~ c.q ~ ' as double))') if c.numeric else 'cast(null as double)' }}}{{ ',' if not loop.last }}
             {%- endfor %}
             ]) as c,
             count(*) as row_count
@@ -321,7 +337,8 @@
     {%- endif %}
     {%- if sketched %}
 
-    select col_idx, row_count, non_null, distinct_count, distinct_approx, min_len, max_len, minhash, flag_bad, top_values
+    select col_idx, row_count, non_null, distinct_count, distinct_approx, min_len, max_len, minhash, flag_bad, top_values,
+        min_value, max_value
     from sketched
     {%- endif %}
     {%- if sketched and counted %}
@@ -338,7 +355,9 @@
         cast(null as bigint) as max_len,
         cast(null as varchar) as minhash,
         cast(null as bigint) as flag_bad,
-        cast(null as varchar) as top_values
+        cast(null as varchar) as top_values,
+        c.min_value,
+        c.max_value
     from counted
     {%- endif %}
     {%- endif %}

@@ -83,6 +83,27 @@ def test_duckdb_and_postgres_profiles_have_the_same_structure(duck_profiles, pg_
             assert dc["non_null"] == pc["non_null"], (uid, dc["name"])
 
 
+def test_numeric_ranges_agree_across_warehouses(duck_profiles, pg_profiles):
+    """min_value / max_value: the same numbers on both, for the columns both call numeric, and
+    never on text columns."""
+    compared = 0
+    for uid, duck in duck_profiles.items():
+        pg = {c["name"].lower(): c for c in pg_profiles[uid]["columns"]}
+        for dc in duck["columns"]:
+            pc = pg[dc["name"].lower()]
+            if family_of(dc["data_type"]) is TypeFamily.TEXT:
+                assert dc["min_value"] is None and dc["max_value"] is None, (uid, dc["name"])
+            if dc["min_value"] is None or pc["min_value"] is None:
+                continue
+            assert dc["min_value"] <= dc["max_value"], (uid, dc["name"])
+            assert dc["min_value"] == pytest.approx(pc["min_value"]), (uid, dc["name"])
+            assert dc["max_value"] == pytest.approx(pc["max_value"]), (uid, dc["name"])
+            compared += 1
+    assert compared > 50
+    orders = {c["name"]: c for c in duck_profiles["model.shop.stg_orders"]["columns"]}
+    assert orders["order_id"]["min_value"] >= 1 and orders["order_id"]["max_value"] >= orders["order_id"]["distinct"]
+
+
 def test_missing_artifacts_give_one_line_error(tmp_path):
     import subprocess
     import sys

@@ -7,6 +7,7 @@ version, or no `end` (dbt died mid-run) is reported, never guessed at.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -113,6 +114,13 @@ def _float(value: Any) -> float | None:
         return None
 
 
+def _finite(value: Any) -> float | None:
+    """A numeric minimum or maximum; infinities and NaN (float columns can hold them) are not
+    a range anything can be compared against."""
+    number = _float(value)
+    return number if number is not None and math.isfinite(number) else None
+
+
 def _opt_int(value: Any) -> int | None:
     return None if value is None or value == "" else _int(value)
 
@@ -171,6 +179,8 @@ def column_profile(raw: dict[str, Any]) -> ColumnProfile:
         distinct_approx=bool(raw.get("distinct_approx")),
         min_len=_opt_count(raw.get("min_len")),
         max_len=_opt_count(raw.get("max_len")),
+        min_value=_finite(raw.get("min_value")),
+        max_value=_finite(raw.get("max_value")),
         minhash=minhash,
         minhash_borrowed=borrowed,
         top_values=tuple(str(v) for v in top) if isinstance(top, list) else None,
@@ -230,6 +240,8 @@ def relation_profile_to_json(profile: RelationProfile) -> dict[str, Any]:
                 "distinct_approx": c.distinct_approx,
                 "min_len": c.min_len,
                 "max_len": c.max_len,
+                "min_value": c.min_value,
+                "max_value": c.max_value,
                 **_minhash_json(c),
                 "top_values": list(c.top_values) if c.top_values is not None else None,
                 "is_flag": c.is_flag,

@@ -24,6 +24,9 @@ class ColumnProfile:
     # one-permutation MinHash: positions whose bucket was empty and were densified from another
     # (no ordering between two columns' values holds there); empty for k-permutation signatures
     minhash_borrowed: frozenset[int] = frozenset()
+    # numeric columns only (schema_link_numeric_type); None elsewhere and on adapters without them
+    min_value: float | None = None
+    max_value: float | None = None
 
     @property
     def uniqueness(self) -> float:
