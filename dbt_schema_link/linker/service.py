@@ -52,7 +52,8 @@ def _locate_all(project_dirs: Sequence[str | Path], target_path: str | Path | No
     return [locate(d, target_path) for d in dirs]
 
 
-def _input_files(paths: Sequence[ProjectPaths]) -> list[Path]:
+def input_files(paths: Sequence[ProjectPaths]) -> list[Path]:
+    """The artifacts an index is built from (its fingerprint covers them; the MCP server watches them)."""
     out = []
     for p in paths:
         out += [p.target_dir / "manifest.json", p.target_dir / "catalog.json", p.profiles_json, p.links_json]
@@ -92,7 +93,7 @@ def index(project_dirs: Sequence[str | Path] = (".",), target_path: str | Path |
     wanted = None if (model or "").strip().lower() in NO_MODEL else model
 
     def digest_for(model_name: str | None) -> str:
-        return fingerprint(_input_files(paths), {"model": model_name, "group_by": group_by,
+        return fingerprint(input_files(paths), {"model": model_name, "group_by": group_by,
                                                  "projects": [str(p.project_dir) for p in paths]})
 
     digest = digest_for(wanted)
