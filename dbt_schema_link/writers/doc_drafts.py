@@ -122,8 +122,9 @@ def column_draft(name: str, profile: RelationProfile | None, max_values: int) ->
 
 
 def grain(rel: Relation, profile: RelationProfile | None) -> tuple[str, ...]:
-    """The relation's key columns: the declared primary key, else the only column the profile
-    found unique and never null (none when several are, or the relation is empty)."""
+    """The relation's key columns: the declared primary key, else a column the profile measured
+    unique and never null (exact counts), integers before text, then in column order — any such
+    column makes "one row per ..." true."""
     if rel.primary_key:
         return tuple(rel.primary_key)
     if profile is None or profile.row_count <= 0:
@@ -131,10 +132,16 @@ def grain(rel: Relation, profile: RelationProfile | None) -> tuple[str, ...]:
     unique = [c for c in profile.columns.values()
               if not c.skipped and not c.distinct_approx and c.non_null == profile.row_count
               and c.distinct == profile.row_count and kind_of(c.data_type) in ("integer", "text")]
-    if len(unique) != 1:
+    if not unique:
         return ()
-    declared = rel.column(unique[0].name)
-    return (declared.name if declared else unique[0].name,)
+
+    def order(c: ColumnProfile) -> tuple:
+        declared = rel.column(c.name)
+        return (kind_of(c.data_type) != "integer", declared.index if declared else len(rel.columns), c.name)
+
+    best = min(unique, key=order)
+    declared = rel.column(best.name)
+    return (declared.name if declared else best.name,)
 
 
 def _relation_label(rel: Relation) -> str:

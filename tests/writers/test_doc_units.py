@@ -72,10 +72,12 @@ def test_words_and_grain():
     orders = project.relations["model.tinyshop.orders"]
     assert grain(orders, None) == ("order_id",)  # declared primary key
     stores = project.relations["model.tinyshop.stores"]
-    two_unique = _rel(stores.unique_id, 2, _col("store_id", "INTEGER", 2, 2), _col("name", "VARCHAR", 2, 2))
-    assert grain(stores, two_unique) == ()  # which one is the grain? say nothing
-    one_unique = _rel(stores.unique_id, 2, _col("store_id", "INTEGER", 2, 2), _col("owner_id", "INTEGER", 2, 1))
-    assert grain(stores, one_unique) == ("store_id",)
+    text_first = _rel(stores.unique_id, 2, _col("name", "VARCHAR", 2, 2), _col("store_id", "INTEGER", 2, 2))
+    assert grain(stores, text_first) == ("store_id",)  # both unique: the integer one
+    two_ints = _rel(stores.unique_id, 2, _col("owner_id", "INTEGER", 2, 2), _col("store_id", "INTEGER", 2, 2))
+    assert grain(stores, two_ints) == ("store_id",)  # both unique integers: the first in column order
+    with_nulls = _rel(stores.unique_id, 2, _col("store_id", "INTEGER", 1, 1))
+    assert grain(stores, with_nulls) == ()
     joins = [link("orders.customer_id", "customers.customer_id"), link("orders.store_id", "stores.store_id")]
     assert relation_draft(orders, None, joins, project.relations) == (
         "One row per order_id; joins to customers on customer_id, stores on store_id.")
