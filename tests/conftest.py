@@ -53,6 +53,15 @@ def copy_project(src: Path, dest: Path) -> Path:
     return dest
 
 
+def copy_built(src: BuiltProject, dest: Path) -> BuiltProject:
+    """A copy of a built DuckDB project with its own database file, so that a test may rebuild or
+    change data without touching the session's project (logs left behind)."""
+    shutil.copytree(src.path, dest, symlinks=True, ignore=shutil.ignore_patterns("logs"))
+    database = dest.parent / f"{dest.name}.duckdb"
+    shutil.copyfile(src.env["SHOP_DUCKDB_PATH"], database)
+    return BuiltProject(dest, src.target, {**src.env, "SHOP_DUCKDB_PATH": str(database)})
+
+
 def base_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("DBT_")}
     env.update({"DBT_SEND_ANONYMOUS_USAGE_STATS": "false", "DO_NOT_TRACK": "1", "PYTHONPATH": str(REPO)})
