@@ -89,7 +89,7 @@ def _number(value: float) -> str:
 
 def _range_phrase(column: ColumnProfile) -> str | None:
     """``from 1 to 5`` when profiling measured the numeric range (min/max, numeric columns)."""
-    low, high = getattr(column, "min_value", None), getattr(column, "max_value", None)
+    low, high = column.min_value, column.max_value
     if low is None or high is None or kind_of(column.data_type) not in ("integer", "decimal", "number"):
         return None
     return f"always {_number(low)}" if low == high else f"from {_number(low)} to {_number(high)}"
