@@ -149,6 +149,13 @@ def test_renamed_keys_inherit_through_three_layers(layers):
         assert _marker(col)["inherited_from"] == "raw_accounts.id"
     assert _column(layers, "dim_accounts", "service_tier")["description"] == "Service tier."
     assert "inherit dim_accounts.account_id <- raw_accounts.id" in layers.dry.stderr
+    # int_accounts had no entry: a new file, the marker where this dbt version wants column meta
+    new = YAML(typ="safe").load((layers.path / "models" / "_int_accounts__schema_link.yml").read_text())
+    acct = next(c for c in new["models"][0]["columns"] if c["name"] == "acct_key")
+    version = tuple(int(p) for p in layers.manifest["metadata"]["dbt_version"].split(".")[:2])
+    holder = acct["config"]["meta"] if version >= (1, 10) else acct["meta"]
+    assert holder["schema_link"]["inherited_from"] == "raw_accounts.id"
+    assert ("config" in acct) == (version >= (1, 10))
 
 
 def test_a_persons_description_in_between_wins(layers):
