@@ -367,3 +367,102 @@
     {#- Redshift inherits postgres__ macros; it has no FILTER / array_agg: use the wide shape -#}
     {{ return(default__schema_link_profile_sql(relation, columns, options)) }}
 {% endmacro %}
+
+{% macro spark__schema_link_profile_sql(relation, columns, options) %}
+    {#- Long shape (as duckdb: row_count on every row), read once: src is exploded with `stack`
+        into (col_idx, v) rows and everything after runs on the distinct values that one GROUP BY
+        yields, in a chain with no second reference to any step (Spark re-plans every reference
+        of a CTE, which would read the relation again):
+        - vals: each column's distinct canonical values with their frequencies (NULL included).
+        - ranked: each value's rank by frequency within its column (for the top values).
+        - buckets: one-permutation MinHash, xxhash64 of each distinct value once; bucket = hash
+          mod k keeps its minimum; counts, lengths, flag check and top-ranked values alongside.
+        - final: one row per column. Distincts are exact for every column (the GROUP BY has
+          them anyway); columns schema_link_sketch_values refuses get counts only, as on DuckDB. -#}
+    {%- set k = options.get('k', 128) | int -%}
+    {%- set top_n = options.get('top_n', 10) | int -%}
+    {%- set top_max = options.get('top_max_distinct', 50) | int -%}
+    {%- set sample = schema_link__sample_sql(relation, columns, options) | trim -%}
+    {%- if columns | length == 0 %}
+    select count(*) as row_count
+    from {{ relation }}
+    {{ sample }}
+    {%- else -%}
+    {%- set sketched = [] -%}
+    {%- set numeric = [] -%}
+    {%- set stacked = [] -%}
+    {%- for col in columns -%}
+        {%- if schema_link_sketch_values(col.data_type) -%}{%- do sketched.append(loop.index0 | string) -%}{%- endif -%}
+        {%- if schema_link_numeric_type(col.data_type) -%}{%- do numeric.append(loop.index0 | string) -%}{%- endif -%}
+        {%- do stacked.append(loop.index0 ~ ', v' ~ loop.index0) -%}
+    {%- endfor -%}
+    {%- set is_sketched = 'col_idx in (' ~ (sketched | join(', ') if sketched else 'null') ~ ')' -%}
+    {%- set is_numeric = 'col_idx in (' ~ (numeric | join(', ') if numeric else 'null') ~ ')' %}
+    with src as (
+        select
+        {%- for col in columns %}
+            {{ schema_link_canonical_text(schema_link_quote(col.name), col.data_type) }} as v{{ loop.index0 }}{{ ',' if not loop.last }}
+        {%- endfor %}
+        from {{ relation }}
+        {{ sample }}
+    ),
+
+    vals as (
+        select cv.col_idx, cv.v, count(*) as n
+        from src
+        lateral view stack({{ columns | length }}, {{ stacked | join(', ') }}) cv as col_idx, v
+        group by cv.col_idx, cv.v
+    ),
+
+    ranked as (
+        select
+            col_idx,
+            v,
+            n,
+            case when v is not null then row_number() over (partition by col_idx, v is null order by n desc, v) end as rn
+        from vals
+    ),
+
+    buckets as (
+        select
+            col_idx,
+            case when v is null then -1 else pmod(xxhash64(v), {{ k }}) end as bucket,
+            sum(n) as n,
+            count(v) as d,
+            min(length(v)) as min_len,
+            max(length(v)) as max_len,
+            min(xxhash64(v)) as minimum,
+            count(case when lower(v) not in {{ schema_link__flag_values() }} then 1 end) as flag_bad,
+            {#- canonical text of a number casts back; the case keeps text columns from the cast -#}
+            min(case when {{ is_numeric }} then cast(v as double) end) as min_value,
+            max(case when {{ is_numeric }} then cast(v as double) end) as max_value,
+            collect_list(case when rn <= {{ top_n }} then named_struct('rn', rn, 'v', v) end) as tops
+        from ranked
+        group by 1, 2
+    )
+
+    select
+        col_idx,
+        sum(n) as row_count,
+        coalesce(sum(case when bucket >= 0 then n end), 0) as non_null,
+        coalesce(sum(d), 0) as distinct_count,
+        false as distinct_approx,
+        case when {{ is_sketched }} then min(min_len) end as min_len,
+        case when {{ is_sketched }} then max(max_len) end as max_len,
+        case when {{ is_sketched }} then nullif(concat_ws(',', transform(
+            array_sort(collect_list(case when bucket >= 0 then named_struct('b', bucket, 'm', minimum) end)),
+            x -> concat(cast(x.b as string), ':', cast(x.m as string)))), '') end as minhash,
+        case when {{ is_sketched }} then sum(flag_bad) end as flag_bad,
+        case when {{ is_sketched }} and {{ top_n }} > 0 and sum(d) between 1 and {{ top_max }}
+            then to_json(transform(array_sort(flatten(collect_list(tops))), x -> x.v)) end as top_values,
+        min(min_value) as min_value,
+        max(max_value) as max_value
+    from buckets
+    group by col_idx
+    {%- endif %}
+{% endmacro %}
+
+{% macro databricks__schema_link_profile_sql(relation, columns, options) %}
+    {#- Databricks SQL runs Spark SQL's statement unchanged -#}
+    {{ return(spark__schema_link_profile_sql(relation, columns, options)) }}
+{% endmacro %}

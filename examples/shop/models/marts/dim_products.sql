@@ -6,7 +6,11 @@ categories as (
     select
         bridge.product_id,
         count(*) as category_count,
+        {%- if target.type in ['spark', 'databricks'] %}
+        array_join(array_sort(collect_list(categories.category_name)), ', ') as category_names
+        {%- else %}
         string_agg(categories.category_name, ', ' order by categories.category_name) as category_names
+        {%- endif %}
     from {{ ref('stg_product_categories') }} as bridge
     inner join {{ ref('stg_categories') }} as categories
         on categories.category_id = bridge.category_id
