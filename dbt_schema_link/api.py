@@ -149,8 +149,10 @@ def load_links(paths: ProjectPaths):
 
 
 def write(paths: ProjectPaths, inv: DbtInvocation, overrides: dict, mode, include_declared: bool = False,
-          validate: bool = True, build_artifacts: bool = False, notice: Progress | None = None):
-    """Write accepted links into the project's YAML (or show/check what would change)."""
+          validate: bool = True, build_artifacts: bool = False, notice: Progress | None = None, llm=None):
+    """Write accepted links into the project's YAML (or show/check what would change). With
+    `docs` in the overrides or settings, also descriptions (inherit / draft); `llm`
+    (llm.LLMOptions with the `wording` stage) rewords the drafts, which keep their facts."""
     from dbt_schema_link.writers import WriteOptions, write_back
 
     prepare_artifacts(paths, inv, need_catalog=False, build=build_artifacts, notice=notice)
@@ -160,7 +162,21 @@ def write(paths: ProjectPaths, inv: DbtInvocation, overrides: dict, mode, includ
     config = project_vars(paths.project_dir).get("write", {})
     options = WriteOptions.from_mapping(config if isinstance(config, dict) else {}, **overrides)
     docs = docs_input(linkset, cached_profiles(paths, project)) if options.docs else None
-    return write_back(project, links, options, mode, inv if validate else None, validate, docs)
+    wording = None
+    if docs is not None and llm is not None and "wording" in llm.stages:
+        import dataclasses
+
+        from dbt_schema_link.llm.options import CACHE_DIR_NAME
+        from dbt_schema_link.llm.wording import DraftWording
+
+        if llm.cache and llm.config.cache_dir is None:
+            llm = dataclasses.replace(llm, config=dataclasses.replace(llm.config, cache_dir=paths.output_dir / CACHE_DIR_NAME))
+        wording = DraftWording(llm)
+        docs = dataclasses.replace(docs, wording=wording)
+    outcome = write_back(project, links, options, mode, inv if validate else None, validate, docs)
+    if wording is not None:
+        outcome.messages += [f"warning: {w}" for w in wording.warnings] + [wording.summary()]
+    return outcome
 
 
 def docs_input(linkset, profiles: ProfileSet | None):

@@ -19,7 +19,14 @@ from dbt_schema_link.dbt_runner import DbtInvocation
 from dbt_schema_link.embedding_spec import DEFAULT_MODEL, INT8_SUFFIX
 from dbt_schema_link.errors import ProfilingIncomplete, SchemaLinkError
 from dbt_schema_link.llm.client import DEFAULT_API_KEY_ENV, DEFAULT_TIMEOUT_S
-from dbt_schema_link.llm.options import CACHE_DIR_NAME, ENV_API_KEY_ENV, ENV_BASE_URL, ENV_MODEL, STAGES
+from dbt_schema_link.llm.options import (
+    CACHE_DIR_NAME,
+    ENV_API_KEY_ENV,
+    ENV_BASE_URL,
+    ENV_MODEL,
+    STAGES,
+    WRITE_STAGES,
+)
 from dbt_schema_link.profiling.options import ProfileOptions
 from dbt_schema_link.project_config import locate
 
@@ -206,7 +213,8 @@ def cmd_write(args) -> int:
         "project_dir": paths.project_dir,
     }
     outcome = api.write(paths, _invocation(args), overrides, mode, args.include_declared, not args.no_validate,
-                        build_artifacts=args.build_artifacts, notice=_notice)
+                        build_artifacts=args.build_artifacts, notice=_notice,
+                        llm=llm_options_from_args(args, allowed=WRITE_STAGES))
     if outcome.diff:
         print(outcome.diff, end="" if outcome.diff.endswith("\n") else "\n")
     for message in outcome.messages:
@@ -287,12 +295,13 @@ def cmd_mcp(args) -> int:
     return 0
 
 
-def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
-    """The `--llm*` options of `ask` (and of benchmarks/question_linking.py)."""
+def add_llm_arguments(parser: argparse.ArgumentParser, stages: tuple[str, ...] = STAGES) -> None:
+    """The `--llm*` options of `ask` (and of benchmarks/question_linking.py); `write` passes its
+    own stages (WRITE_STAGES)."""
     g = parser.add_argument_group("LLM stages (optional; docs/llm.md)")
     g.add_argument("--llm", default=None, metavar="STAGES",
                    help=f"comma-separated stages to run against an OpenAI-compatible endpoint: "
-                        f"{', '.join(STAGES)}, or all (default: none, fully offline)")
+                        f"{', '.join(stages)}, or all (default: none, fully offline)")
     g.add_argument("--llm-base-url", default=None, metavar="URL",
                    help=f"endpoint base URL, e.g. http://localhost:11434/v1 (default: ${ENV_BASE_URL})")
     g.add_argument("--llm-model", default=None, metavar="NAME", help=f"model name (default: ${ENV_MODEL})")
@@ -309,9 +318,9 @@ def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
                    help=f"do not read or write the response cache (target/schema_link/{CACHE_DIR_NAME}/)")
 
 
-def llm_options_from_args(args, stages: str | None = None):
+def llm_options_from_args(args, stages: str | None = None, allowed: tuple[str, ...] = STAGES):
     """LLMOptions from parsed `add_llm_arguments` flags (`stages` overrides --llm); None when no
-    stage is selected (fully offline)."""
+    stage is selected (fully offline). `allowed`: the command's stage names."""
     stages = args.llm if stages is None else stages
     if not stages:
         return None
@@ -319,7 +328,7 @@ def llm_options_from_args(args, stages: str | None = None):
 
     return llm_options(stages, args.llm_base_url, args.llm_model, args.llm_api_key_env, args.llm_timeout,
                        cache=not args.llm_no_cache, prompt_price_per_1k=args.llm_price_prompt,
-                       completion_price_per_1k=args.llm_price_completion)
+                       completion_price_per_1k=args.llm_price_completion, allowed=allowed)
 
 
 def _llm_warnings(answer) -> None:
@@ -417,6 +426,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-relation-drafts", action="store_true", help="with --docs draft: leave relation-level drafts out")
     p.add_argument("--dbt-version", default=None, help="YAML syntax for this dbt version (default: from the manifest)")
     p.add_argument("--no-validate", action="store_true", help="skip validating the result with dbt parse")
+    add_llm_arguments(p, WRITE_STAGES)
     p.set_defaults(func=cmd_write)
 
     p = sub.add_parser("docs-coverage", help="share of columns documented per relation: by people, inherited, drafted, none",

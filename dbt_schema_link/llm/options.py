@@ -14,6 +14,8 @@ from dbt_schema_link.llm.client import DEFAULT_API_KEY_ENV, DEFAULT_TIMEOUT_S, L
 
 #: Stage names, in the order they act on a question.
 STAGES = ("hallucinate", "rerank", "bidirectional")
+#: Stages of `write --docs draft`: reword the factual drafts (llm/wording.py).
+WRITE_STAGES = ("wording",)
 #: Alternatives of the first answer token requested for reranking.
 DEFAULT_TOP_LOGPROBS = 5
 #: Sampled answers per database when the endpoint sends no log-probabilities.
@@ -26,8 +28,8 @@ ENV_API_KEY_ENV = "SCHEMA_LINK_LLM_API_KEY_ENV"
 CACHE_DIR_NAME = "llm_cache"
 
 
-def parse_stages(spec: str | Sequence[str] | None) -> tuple[str, ...]:
-    """'hallucinate,rerank' / 'all' / 'none' / '' → stage names in pipeline order."""
+def parse_stages(spec: str | Sequence[str] | None, allowed: tuple[str, ...] = STAGES) -> tuple[str, ...]:
+    """'hallucinate,rerank' / 'all' / 'none' / '' → stage names in pipeline order (of ``allowed``)."""
     if spec is None:
         return ()
     items = spec.split(",") if isinstance(spec, str) else list(spec)
@@ -35,12 +37,12 @@ def parse_stages(spec: str | Sequence[str] | None) -> tuple[str, ...]:
     if not names or names == {"none"}:
         return ()
     if "all" in names:
-        return STAGES
-    unknown = sorted(names - set(STAGES))
+        return allowed
+    unknown = sorted(names - set(allowed))
     if unknown:
         raise SchemaLinkError(f"{', '.join(unknown)} is not a stage: use one or more of "
-                              f"{', '.join(STAGES)} (comma-separated) or all", option="llm_stages")
-    return tuple(s for s in STAGES if s in names)
+                              f"{', '.join(allowed)} (comma-separated) or all", option="llm_stages")
+    return tuple(s for s in allowed if s in names)
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,7 @@ class LLMOptions:
     cache: bool = True  # keep responses under target/schema_link/llm_cache/ (when config.cache_dir is unset)
 
     def __post_init__(self):
-        object.__setattr__(self, "stages", parse_stages(self.stages))
+        object.__setattr__(self, "stages", parse_stages(self.stages, STAGES + WRITE_STAGES))
         if not 1 <= self.samples <= 20:
             raise SchemaLinkError(f"LLM samples {self.samples} must be between 1 and 20")
         if not 1 <= self.top_logprobs <= 20:
@@ -64,10 +66,11 @@ class LLMOptions:
 def llm_options(stages: str | Sequence[str] | None, base_url: str | None = None, model: str | None = None,
                 api_key_env: str | None = None, timeout_s: float | None = None, cache: bool = True,
                 cache_dir: str | Path | None = None, prompt_price_per_1k: float | None = None,
-                completion_price_per_1k: float | None = None) -> LLMOptions | None:
+                completion_price_per_1k: float | None = None, allowed: tuple[str, ...] = STAGES) -> LLMOptions | None:
     """Options (falling back to SCHEMA_LINK_LLM_* variables); None when no stage is selected.
-    Without `cache_dir` the session puts the cache beside its index."""
-    chosen = parse_stages(stages)
+    Without `cache_dir` the session puts the cache beside its index. `allowed`: the command's
+    stages (`ask`: STAGES, `write`: WRITE_STAGES)."""
+    chosen = parse_stages(stages, allowed)
     if not chosen:
         return None
     base_url = base_url or os.environ.get(ENV_BASE_URL)

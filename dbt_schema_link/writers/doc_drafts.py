@@ -173,3 +173,28 @@ def relation_draft(rel: Relation, profile: RelationProfile | None, joins: Sequen
         return None
     text = "; ".join(parts)
     return text[0].upper() + text[1:] + "."
+
+
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?%?")
+_IDENTIFIER = re.compile(r"\b\w*_\w*\b")
+#: Longest reworded draft accepted (characters).
+MAX_WORDING_CHARS = 300
+
+
+def facts_of(draft: str) -> tuple[str, ...]:
+    """What a rewording must keep verbatim: numbers, listed values and identifiers."""
+    facts: list[str] = []
+    for part in draft.rstrip(".").split("; "):
+        if part.startswith(_LISTED):
+            facts += [v.strip() for v in part[len(_LISTED):].split(", ") if v.strip()]
+    facts += _NUMBER.findall(draft) + _IDENTIFIER.findall(draft)
+    return tuple(dict.fromkeys(f for f in facts if f))
+
+
+def accept_wording(reply: str | None, facts: Sequence[str]) -> str | None:
+    """The reworded text when it is one short line that keeps every fact, else None."""
+    text = " ".join((reply or "").split()).strip().strip('"').strip()
+    if not text or len(text) > MAX_WORDING_CHARS or any(f not in text for f in facts):
+        return None
+    return text if text.endswith((".", "!", "?")) else text + "."
+

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Iterable
+from typing import Callable, Iterable
 
 from dbt_schema_link.artifacts.records import ColumnRef
 from dbt_schema_link.errors import SchemaLinkError
@@ -66,12 +66,27 @@ class LineageCopy:
 
 
 @dataclass(frozen=True)
+class WordingRequest:
+    """A factual draft to be reworded (optional LLM wording, llm/wording.py). ``facts`` are the
+    values, numbers and names the wording must keep verbatim, or the draft stays as it is."""
+
+    subject: str  # ``fct_orders.status`` or ``fct_orders``
+    draft: str
+    facts: tuple[str, ...]
+
+
+#: Rewords a draft; None (or text that drops a fact) keeps the factual draft.
+Wording = Callable[[WordingRequest], "str | None"]
+
+
+@dataclass(frozen=True)
 class DocsInput:
-    """What the documentation writer reads besides the YAML: measured lineage (links.json) and
-    profiles (profiles.json; None when `profile` never ran)."""
+    """What the documentation writer reads besides the YAML: measured lineage (links.json),
+    profiles (profiles.json; None when `profile` never ran) and, optionally, a wording hook."""
 
     lineage: tuple[LineageCopy, ...] = ()
     profiles: ProfileSet | None = None
+    wording: Wording | None = None
 
 
 @dataclass(frozen=True)

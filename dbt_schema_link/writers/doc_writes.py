@@ -29,7 +29,7 @@ from dbt_schema_link.writers.doc_marker import (
     origin,
     set_marker,
 )
-from dbt_schema_link.writers.doc_records import DocOrigin, DocsInput, DocsMode, Generated
+from dbt_schema_link.writers.doc_records import DocOrigin, DocsInput, DocsMode, Generated, WordingRequest
 from dbt_schema_link.writers.entries import (
     EntryFile,
     ensure_column,
@@ -68,6 +68,7 @@ class DocsRun:
     ambiguous: list[str] = field(default_factory=list)
     unprofiled: int = 0
     rejected: int = 0
+    unworded: int = 0  # drafts the wording hook did not improve (failed, or dropped a fact)
 
     def __post_init__(self) -> None:
         self.lineage = LineageGraph(self.given.lineage)
@@ -143,6 +144,9 @@ class DocsRun:
                                    f"(run `dbt-schema-link profile` or `link`)")
 
     def finish_notes(self) -> None:
+        if self.unworded:
+            self.plan.notes.append(f"{self.unworded} draft(s) kept as measured: the LLM wording failed or "
+                                   f"dropped a value")
         if self.rejected:
             self.plan.notes.append(f"{self.rejected} generated description(s) not written again: removed by hand "
                                    f"(see the state file)")
@@ -195,7 +199,7 @@ class DocsRun:
         if text is None:
             self.unprofiled += 1
             return
-        text = safe_text(text)
+        text = self._worded(column_label(rel, name), safe_text(text))
         column = self._column(yfile, rel, name)
         _set_description(yfile, column, text)
         set_marker(yfile, column, marker_value(Generated.DRAFT, text), self.syntax)
@@ -220,7 +224,7 @@ class DocsRun:
             text = doc_drafts.relation_draft(rel, profile, joins, self.project.relations)
             if text is None:
                 return
-            text = safe_text(text)
+            text = self._worded(rel.name, safe_text(text))
             entry = ensure_entry(yfile, rel)
             _set_description(yfile, entry, text)
             set_marker(yfile, entry, marker_value(Generated.DRAFT, text), self.syntax)
@@ -228,6 +232,17 @@ class DocsRun:
             self.ws.record(target.path, STATE_KIND, rel.unique_id)
         except YamlRefused as exc:
             self.ws.refuse(target.path, str(exc))
+
+    def _worded(self, subject: str, draft: str) -> str:
+        """The draft, reworded by the optional wording hook when its text keeps every fact."""
+        if self.given.wording is None:
+            return draft
+        facts = doc_drafts.facts_of(draft)
+        reworded = doc_drafts.accept_wording(self.given.wording(WordingRequest(subject, draft, facts)), facts)
+        if reworded is None:
+            self.unworded += 1
+            return draft
+        return safe_text(reworded)
 
     def _column(self, yfile: YamlFile, rel: Relation, name: str) -> CommentedMap:
         entry = ensure_entry(yfile, rel)

@@ -196,3 +196,47 @@ def test_docs_planned_into_hand_written_yaml(tmp_path):
     assert not again.changes, [c.display for c in again.changes]
     md, js = to_markdown(docs_coverage(project, root)), to_json(docs_coverage(project, root))
     assert "| orders | model | person |" in md and '"share": 1.0' in js
+
+
+# -- optional LLM wording (a real HTTP round trip to the local fake endpoint) -------------------
+
+def test_llm_wording_is_kept_only_when_it_keeps_every_fact(tmp_path):
+    from dbt_schema_link.llm.options import WRITE_STAGES, llm_options
+    from dbt_schema_link.llm.wording import DraftWording
+    from tests.llm.fakeserver import Reply, ScriptedLLM, closed_port_url, completion, prompt_text
+
+    def handler(body):
+        prompt = prompt_text(body)
+        if "Object: orders.status" in prompt:  # the draft says 2 distinct values; this says 4
+            return Reply(body=completion("Status code of the order, 4 distinct values, never empty"))
+        if "Object: orders.order_id" in prompt:  # a draft with no number or name to keep
+            return Reply(body=completion("The order's own number; every value unique and present"))
+        if "Object: stores" in prompt and "Object: stores." not in prompt:  # keeps store_id
+            return Reply(body=completion("Each row is one store, identified by store_id."))
+        if "Object: payments.amount" in prompt:  # a refused request (not retried)
+            return Reply(400, {"error": {"message": "bad request"}})
+        return Reply(body=completion("Something vague"))  # drops the facts
+
+    root = write_project(tmp_path / "tinyshop")
+    project = synthetic_project(root)
+    profiles = _tiny_profiles(project)
+    profiles.relations["model.tinyshop.orders"].columns["status"] = _col("status", "INTEGER", 4, 2)
+    options = WriteOptions(docs=(DocsMode.DRAFT,), tests=False, column_docs=False, draft_max_values=0)
+    with ScriptedLLM(handler) as server:
+        llm = llm_options("wording", base_url=server.base_url, model="test-model", allowed=WRITE_STAGES)
+        wording = DraftWording(llm)
+        plan = plan_writes(project, [], options, DocsInput(profiles=profiles, wording=wording))
+        prompts = [prompt_text(body) for _, _, body in server.requests]
+    new = {c.display: c.new.decode() for c in plan.changes}
+    schema, stores = new["models/schema.yml"], new["models/_stores__schema_link.yml"]
+    assert "Status code of the order" not in schema and "Status (integer); 2 distinct values; never null." in schema
+    assert "description: The order's own number; every value unique and present." in schema
+    assert "description: Each row is one store, identified by store_id." in stores
+    assert any("Keep verbatim: 2" in p for p in prompts)  # the facts travel with the request
+    assert any("kept as measured" in n for n in plan.notes)
+    assert len(wording.warnings) == 1 and "payments.amount" in wording.warnings[0]
+    # an endpoint that is down: one warning, every draft as measured, no further attempts
+    down = DraftWording(llm_options("wording", base_url=closed_port_url(), model="m", allowed=WRITE_STAGES))
+    plan = plan_writes(project, [], options, DocsInput(profiles=profiles, wording=down))
+    assert len(down.warnings) == 1 and "wording off" in down.warnings[0]
+    assert "Status (integer); 2 distinct values; never null." in {c.display: c.new.decode() for c in plan.changes}["models/schema.yml"]
