@@ -174,6 +174,8 @@ def write(paths: ProjectPaths, inv: DbtInvocation, overrides: dict, mode, includ
         wording = DraftWording(llm)
         docs = dataclasses.replace(docs, wording=wording)
     outcome = write_back(project, links, options, mode, inv if validate else None, validate, docs)
+    if llm is not None and wording is None:
+        outcome.messages.append("notice: LLM wording rewords drafts only (docs: draft); nothing was sent")
     if wording is not None:
         outcome.messages += [f"warning: {w}" for w in wording.warnings] + [wording.summary()]
     return outcome
