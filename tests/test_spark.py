@@ -46,7 +46,8 @@ def shop_spark(tmp_path_factory) -> BuiltProject:
                     "--scale", SHOP_TEST_SCALE], check=True, capture_output=True)
     # Spark's event log records each statement's physical plan: the plan check reads it.
     with (path / "profiles.yml").open("a") as f:
-        f.write(f'        spark.eventLog.enabled: "true"\n        spark.eventLog.dir: "{(root / "events").as_uri()}"\n')
+        f.write(f'        spark.eventLog.enabled: "true"\n        spark.eventLog.dir: "{(root / "events").as_uri()}"\n'
+                '        spark.eventLog.compress: "false"\n        spark.eventLog.rolling.enabled: "false"\n')
     (root / "events").mkdir()
     project = BuiltProject(path, "spark", env)
     # One session for the whole build; the CLI's dbt runs start their own later.
