@@ -84,7 +84,8 @@ def _values_phrase(column: ColumnProfile, max_values: int) -> str | None:
 
 
 def _number(value: float) -> str:
-    return f"{int(value):,}" if float(value).is_integer() else f"{value:,.6g}"
+    """A measured value as written in the data (no thousands separators: ids read as ids)."""
+    return str(int(value)) if float(value).is_integer() else f"{value:.6g}"
 
 
 def _range_phrase(column: ColumnProfile) -> str | None:

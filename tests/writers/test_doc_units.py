@@ -60,7 +60,7 @@ def test_numeric_range_and_samples_are_stated():
                 sampled=True)
     assert column_draft("rating", prof, 4) == ("Rating (integer); 5 distinct values; from 1 to 5; never null "
                                                "(measured on a sample).")
-    assert column_draft("amount", prof, 6) == ("Amount (decimal); 700 distinct values; from 0.5 to 1,250; "
+    assert column_draft("amount", prof, 6) == ("Amount (decimal); 700 distinct values; from 0.5 to 1250; "
                                                "1% null (measured on a sample).")
 
 
