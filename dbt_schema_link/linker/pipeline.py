@@ -68,6 +68,9 @@ class LinkSettings:
     max_relations: int = 4  # terminal relations before join completion
     relation_ratio: float = 0.6  # keep relations scoring at least this share of the best
     seed_columns: int = 4  # relations owning the group's best this-many columns are selected too
+    # a question word naming a relation (a word of its name) that no selected relation's name has
+    # selects the best such relation too ("tickets ... each customer": the customer model), this many at most
+    named_relations: int = 1
     column_ratio: float = 0.3  # keep columns scoring at least this share of the best column
     max_columns: int = 13  # columns returned at most, join keys included (keys are never dropped)
     per_relation: int = 6  # non-key columns per relation at most
@@ -313,10 +316,17 @@ class Linker:
                 r = int(idx.col_relation[c])
                 if r not in terminals and len(terminals) < s.max_relations:
                     terminals.append(r)
-        # strong literal evidence pulls its relation in
+        if s.named_relations > 0:
+            self._add_named(ev, pool, terminals)
+        # strong literal evidence pulls its relation in, unless a selected relation explains the
+        # word already: it holds the value too, or the word is part of its name (a table, not a value)
         strong = [(c, hit) for c, hit in ev.value_hits.items() if hit.strength >= 0.9]
+        held = {hit.literal for c, hit in strong if int(idx.col_relation[c]) in terminals}
+        named_words = self._name_words(terminals)
         for c, hit in sorted(strong, key=lambda kv: -kv[1].strength):
             r = int(idx.col_relation[c])
+            if hit.literal in held or set(terms(hit.literal, drop_stop=False)) <= named_words:
+                continue
             if r in pool and r not in terminals and len(terminals) < s.max_relations + 1:
                 terminals.append(r)
         used = sorted({int(idx.rel_group[r]) for r in terminals} - {group})
@@ -331,6 +341,30 @@ class Linker:
                 chosen, tree, unjoined = self.complete_joins(ev, group, terminals, keep)
         columns = self._ground(ev, chosen, set(terminals), tree)
         return terminals, chosen, columns, tree, unjoined
+
+    def _name_words(self, relations: Iterable[int]) -> set[str]:
+        rels = self.index.corpus.relations
+        return {t for r in relations for t in terms(rels[r].short_name, drop_stop=False)}
+
+    def _add_named(self, ev: Evidence, pool: set[int], terminals: list[int]) -> None:
+        """Append (in place) relations of the pool that a question word names when no terminal's
+        name has that word: the best-scored relation per word, `named_relations` at most."""
+        s, names = self.settings, self._name_index
+        covered = self._name_words(terminals)
+        ptr, docs, _ = names.rel
+        added = 0
+        for t in dict.fromkeys(ev.terms):
+            if added >= s.named_relations or len(terminals) >= s.max_relations:
+                return
+            v = names.vocab.get(t)
+            if t in covered or v is None or v + 1 >= len(ptr):
+                continue
+            named = [int(r) for r in docs[ptr[v]:ptr[v + 1]] if int(r) in pool and int(r) not in terminals]
+            if named:
+                best = max(named, key=lambda r: (float(ev.rel[r]), -r))
+                terminals.append(best)
+                covered |= self._name_words([best])
+                added += 1
 
     def _group_relations(self, group: int) -> tuple[np.ndarray, np.ndarray]:
         """The group's relations, and those to answer from: the most downstream copy of a table,
