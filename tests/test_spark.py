@@ -24,8 +24,12 @@ pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 
 GOLDEN_LINKS = REPO / "tests" / "golden" / "shop_links.json"
 SENTINEL = "@@schema_link@@ "
-#: A profiling statement's physical plan: the one node that explodes columns into rows.
-PROFILE_NODE = "Generate stack("
+#: Columns whose values the engine defines: dbt.datediff(..., 'hour') counts hour boundaries
+#: crossed on DuckDB and whole hours elapsed on Spark.
+ENGINE_DEFINED = {("model.shop.fct_support_tickets", "hours_to_close")}
+#: Marks a profiling statement's physical plan: the details of the node that explodes the
+#: columns into (column, value) rows.
+PROFILE_NODE = "Arguments: stack("
 
 def _require_spark() -> None:
     try:
@@ -117,9 +121,10 @@ def test_profile_on_spark_has_the_duckdb_structure(spark_profiles, shop_duckdb):
                           sorted(sp["columns"], key=lambda c: c["name"].lower())):
             assert sc["non_null"] == dc["non_null"], (uid, dc["name"])
             assert (sc["minhash"] is None) == (dc["minhash"] is None), (uid, dc["name"])
-            if not dc["distinct_approx"] and not sc["distinct_approx"]:
+            if not dc["distinct_approx"] and not sc["distinct_approx"] and (uid, dc["name"]) not in ENGINE_DEFINED:
                 assert sc["distinct"] == dc["distinct"], (uid, dc["name"])
-            if dc["top_values"] is not None:
+            if dc["top_values"] is not None and len(dc["top_values"]) == dc["distinct"]:
+                # every value listed (beyond that, ties at the cut are broken differently)
                 assert sc["top_values"] is not None and set(sc["top_values"]) == set(dc["top_values"]), (uid, dc["name"])
     orders = {c["name"]: c for c in spark_profiles["model.shop.stg_orders"]["columns"]}
     assert len(orders["order_id"]["minhash"].split(",")) == 128
