@@ -33,7 +33,24 @@ class Block(Enum):
 
 # -- names ---------------------------------------------------------------------------------
 
-def name_evidence(child: ColInfo, parent: ColInfo) -> list[Evidence]:
+class RelationMatches:
+    """``relation_match`` answers for one discovery run. The answer depends only on the child's
+    name parts, the relation and the parent's key column, and column names repeat across a
+    warehouse (``customer_id`` in hundreds of relations), so each is computed once."""
+
+    def __init__(self) -> None:
+        self._answers: dict[tuple, tuple[float, float, str]] = {}
+
+    def get(self, child: ColInfo, parent: ColInfo | None) -> tuple[float, float, str]:
+        rel = parent.rel if parent is not None else child.rel
+        key = (child.parts, id(rel), parent.ref.column if parent is not None else None)
+        answer = self._answers.get(key)
+        if answer is None:
+            answer = self._answers[key] = relation_match(child, parent)
+        return answer
+
+
+def name_evidence(child: ColInfo, parent: ColInfo, matches: RelationMatches | None = None) -> list[Evidence]:
     """Exact name, ``<table>_id`` patterns, role names, and fuzzy (affix/edit) similarity.
 
     Two rules keep names honest: within one relation only hierarchy roles count (``manager_id``,
@@ -43,6 +60,7 @@ def name_evidence(child: ColInfo, parent: ColInfo) -> list[Evidence]:
     ``invoice_line``).
     """
     out: list[Evidence] = []
+    match = matches.get if matches is not None else relation_match
     cp, pp = child.parts, parent.parts
     parent_key = parent.is_table_key()
     prel = parent.rel
@@ -55,9 +73,9 @@ def name_evidence(child: ColInfo, parent: ColInfo) -> list[Evidence]:
         out.append(Evidence(Signal.NAME_EXACT, strength, f"same column name {child.ref.column!r}"))
     # within one relation names count only for a hierarchy role (parent_category_id in categories)
     if parent_key and (not same or cp.role is Role.HIERARCHY):
-        pattern, fuzzy, via = relation_match(child, parent)
+        pattern, fuzzy, via = match(child, parent)
         if child.is_table_key() and not same:
-            own_pattern, own_fuzzy, _ = relation_match(child, None)
+            own_pattern, own_fuzzy, _ = match(child, None)
             if max(own_pattern, own_fuzzy) >= max(pattern, fuzzy):
                 pattern = fuzzy = 0.0  # its name is explained by its own relation
         if pattern > 0:

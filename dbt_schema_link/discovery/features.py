@@ -61,6 +61,7 @@ class ColInfo:
     numeric_values: bool = False  # values are digits (integer type, or text that holds numbers)
     pk_score: float = 0.0  # 0..1 how much this is its relation's primary key
     declared_pk: bool = False
+    table_key: bool = False  # among its relation's key_columns (asked once per scored pair)
 
     @property
     def has_values(self) -> bool:
@@ -75,7 +76,7 @@ class ColInfo:
         return f"{self.rel.relation.short_name}.{self.ref.column}"
 
     def is_table_key(self) -> bool:
-        return any(c is self for c in self.rel.key_columns)
+        return self.table_key
 
 
 @dataclass
@@ -177,6 +178,8 @@ def _classify_columns(info: RelInfo, settings: DiscoverySettings) -> None:
         data_key_only = best < DATA_KEY_FIRST + 0.05
         info.key_columns = [c for c in info.columns if c.pk_score >= 0.5 and (
             c.pk_score >= best - 0.05 or (data_key_only and c.parts.keyness >= 0.6 and c.unique))]
+        for c in info.key_columns:
+            c.table_key = True
 
 
 #: Families a key may come in (decimals, booleans and blobs are not keys).

@@ -17,7 +17,7 @@ from dbt_schema_link.artifacts.records import ColumnRef, LinkOrigin, Project, Re
 from dbt_schema_link.discovery.candidates import Candidate, generate
 from dbt_schema_link.discovery.domains import AnchorRank, PairRank, UnionFind, canonical_pair, choose_anchor
 from dbt_schema_link.discovery.evidence import (
-    Block, ValueFit, cardinality_evidence, cross_source_evidence, containment_estimate, exact_evidence, find_trap,
+    Block, RelationMatches, ValueFit, cardinality_evidence, cross_source_evidence, containment_estimate, exact_evidence, find_trap,
     has_name_signal, name_evidence, sql_evidence, type_evidence, value_evidence, values_agree,
 )
 from dbt_schema_link.discovery.features import ColInfo, Features, build_features
@@ -142,7 +142,9 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
                  for key, c in cands.items()}
     lap("containment estimates")
     fits = _value_fits(cands, estimates, {}, settings, lineage_uf)
-    scored = {key: _evaluate(cand, settings, estimates[key], fits.get(key)) for key, cand in cands.items()}
+    matches = RelationMatches()
+    scored = {key: _evaluate(cand, settings, estimates[key], fits.get(key), None, matches)
+              for key, cand in cands.items()}
     scored = _cap_per_child(scored, settings.max_candidates_per_child)
     lap("evidence and scoring")
 
@@ -157,7 +159,7 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
             exacts = _share_with_copies(measured, scored, lineage_uf)
             fits = _value_fits(cands, estimates, exacts, settings, lineage_uf)
             for key, s in list(scored.items()):
-                scored[key] = _evaluate(s.cand, settings, estimates[key], fits.get(key), exacts.get(key))
+                scored[key] = _evaluate(s.cand, settings, estimates[key], fits.get(key), exacts.get(key), matches)
             counts["verified_pairs"] = len(measured)
         lap("exact verification")
     elif verify is None and features.k:
@@ -222,31 +224,34 @@ def _value_fits(cands: dict, estimates: dict, exacts: dict, settings: DiscoveryS
 
 
 def _evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstimate | None,
-              fit: ValueFit | None, exact: ContainmentResult | None = None) -> Scored:
+              fit: ValueFit | None, exact: ContainmentResult | None = None,
+              matches: RelationMatches | None = None) -> Scored:
     child, parent = cand.child, cand.parent
+    measured = child.has_values or parent.has_values
+    # types and cardinality first: a pair they rule out is never ranked, verified or reported
+    # (the bulk of candidates at warehouse scale), so its names are not weighed at all
+    typed = type_evidence(child, parent, values_agree(est, exact, settings))
+    card = cardinality_evidence(child, parent, settings)
+    if isinstance(typed, Block) and typed is not Block.TYPES_NEED_VALUES:
+        return Scored(cand, (), 0.0, typed, None, est, exact, measured)
+    if isinstance(card, Block):
+        return Scored(cand, (), 0.0, card, None, est, exact, measured)
     evidence: list[Evidence] = []
     if settings.use_names:
-        evidence += name_evidence(child, parent)
+        evidence += name_evidence(child, parent, matches)
     if cand.joins:
         evidence.append(sql_evidence(cand.joins))
     named = has_name_signal(evidence)
     joined = bool(cand.joins)
     block: Block | None = None
     pending = False
-    typed = type_evidence(child, parent, values_agree(est, exact, settings))
     if typed is Block.TYPES_NEED_VALUES:
         pending = True
         evidence.append(Evidence(Signal.TYPE_MATCH, 0.0, f"{child.family.value} and {parent.family.value}: "
                                                           "the values must agree"))
-    elif isinstance(typed, Block):
-        block = typed
     else:
         evidence.append(typed)
-    card = cardinality_evidence(child, parent, settings)
-    if isinstance(card, Block):
-        block = block or card
-    else:
-        evidence.append(card)
+    evidence.append(card)
     if est is not None:
         evidence.append(value_evidence(child, parent, est, settings))
     if exact is not None and exact.child_distinct:
@@ -260,7 +265,6 @@ def _evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEsti
         elif est is None and exact is None:
             block = Block.PARENT_NOT_KEY  # nothing but a type match
     trap = find_trap(child, parent, evidence, settings, fit) if block is None else None
-    measured = child.has_values or parent.has_values
     confidence, scored_evidence = score(evidence, measured)
     if pending and block is None:
         block = Block.TYPES_NEED_VALUES
