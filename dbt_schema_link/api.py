@@ -41,11 +41,11 @@ def profile(paths: ProjectPaths, inv: DbtInvocation, options: ProfileOptions = P
             notice: Progress | None = None, log_dir: str | Path | None = None) -> ProfileRun:
     """Profile the project's relations in the warehouse; writes target/schema_link/profiles.json.
     Relations that a dbt build's on-run-end hook profiled since (read from dbt.log in `log_dir`,
-    default <project>/logs) are taken from the log, not profiled again (unless `refresh`).
+    default <project>/logs) are taken from the log, not profiled again (`refresh`: profile all).
     `build_artifacts`: run `dbt docs generate` first when the artifacts are missing or stale;
     `notice` gets what the user should know (stale artifacts), `progress` the steps."""
     require_package(paths.project_dir)
-    builds, unread = ([], []) if refresh else read_build_log(Path(log_dir) if log_dir else paths.project_dir / LOG_DIR)
+    builds, unread = read_build_log(Path(log_dir) if log_dir else paths.project_dir / LOG_DIR)
     for line in unread:
         (notice or progress or _ignore)(line)
     prepare_artifacts(paths, inv, need_catalog=True, build=build_artifacts, notice=notice or progress)

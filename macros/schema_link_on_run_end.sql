@@ -15,14 +15,14 @@
     project whose result in this run is `success`. Returns no SQL. The `begin` line carries
     `hook`, `invocation_id` and `target` besides what link_schemas prints, so the CLI knows which
     build a profile came from. -#}
-{% macro on_run_end(run_results=none, select=none, exclude=none, options=none) %}
+{% macro on_run_end(run_results=none) %}
     {%- if schema_link_resolve_options is not defined -%}
         {#- called from the root project's on-run-end: see above -#}
         {%- do log('dbt_schema_link: remove dbt_schema_link.on_run_end() from your on-run-end; the package runs '
             ~ 'it itself when vars: {schema_link_on_run_end: true} is set', info=True) -%}
         {{ return('') }}
     {%- endif -%}
-    {{ return(adapter.dispatch('schema_link_on_run_end', 'dbt_schema_link')(run_results, select, exclude, options)) }}
+    {{ return(adapter.dispatch('schema_link_on_run_end', 'dbt_schema_link')(run_results)) }}
 {% endmacro %}
 
 {#- The switch, var schema_link_on_run_end: true/false (default false), or target names. -#}
@@ -56,7 +56,7 @@
     {{ return(built) }}
 {% endmacro %}
 
-{% macro default__schema_link_on_run_end(run_results=none, select=none, exclude=none, options=none) %}
+{% macro default__schema_link_on_run_end(run_results=none) %}
     {%- if not execute -%}
         {{ return('') }}
     {%- endif -%}
@@ -68,12 +68,9 @@
         {{ return('') }}
     {%- endif -%}
     {%- set started = modules.datetime.datetime.now() -%}
-    {%- set given = {} -%}
-    {%- do given.update(options or {}) -%}
-    {%- do given.update({'suggest': false, 'envelope': true}) -%}
-    {%- set opts = schema_link_resolve_options(given) -%}
-    {%- set wanted = built if select is none else (built | select('in', schema_link__as_list(select, 'select')) | list) -%}
-    {%- set collected = schema_link_collect_relations(wanted, exclude) -%}
+    {#- the default options, as `dbt-schema-link link` uses by default: other ones there re-profile -#}
+    {%- set opts = schema_link_resolve_options({'suggest': false, 'envelope': true}) -%}
+    {%- set collected = schema_link_collect_relations(built) -%}
     {%- set sentinel = '@@schema_link@@ ' -%}
     {%- do log(sentinel ~ 'begin ' ~ tojson({
         'format': 'dbt_schema_link/profiles',

@@ -43,6 +43,19 @@ def test_hook_is_off_unless_switched_on_and_follows_the_target(shop):
     assert build.profiles["model.shop.stg_stores"].row_count > 0
 
 
+def test_the_hook_line_in_the_projects_own_on_run_end_only_says_to_remove_it(shop):
+    """From the root project's hooks the package's helpers are out of reach (dbt namespaces):
+    the call must not break the build, and says what to do instead."""
+    project_yml = shop.path / "dbt_project.yml"
+    original = project_yml.read_text()
+    project_yml.write_text(original + '\non-run-end:\n  - "{{ dbt_schema_link.on_run_end() }}"\n')
+    try:
+        run = shop.dbt("run", "-s", "stg_stores")
+    finally:
+        project_yml.write_text(original)
+    assert "remove dbt_schema_link.on_run_end() from your on-run-end" in run.stdout, run.stdout[-2000:]
+
+
 def test_a_test_run_profiles_nothing(shop):
     before = len(_builds(shop))
     shop.dbt("test", "-s", "stg_stores", "--vars", ON)

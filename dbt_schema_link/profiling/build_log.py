@@ -160,9 +160,11 @@ def _fits(relation: Relation, profile: RelationProfile) -> bool:
 
 
 def take_build_profiles(builds: Iterable[BuildProfiles], project: Project, cache: ProfileCache,
-                        options: ProfileOptions) -> BuildReuse:
+                        options: ProfileOptions, use: bool = True) -> BuildReuse:
     """Put the profiles of builds not taken in before into the cache under the keys the profiler
-    looks up, newest last so that it wins; remembers each build's invocation_id in the cache."""
+    looks up, newest last so that it wins; remembers each build's invocation_id in the cache.
+    `use` False (a `--refresh` run profiles everything itself): only remember them, so that these
+    older profiles never replace the fresh ones later."""
     used: dict[str, None] = {}
     read: list[str] = []
     notices: list[str] = []
@@ -171,6 +173,8 @@ def take_build_profiles(builds: Iterable[BuildProfiles], project: Project, cache
             continue
         cache.builds.append(build.invocation_id)
         read.append(build.invocation_id)
+        if not use:
+            continue
         if build.adapter and build.adapter != project.adapter_type:
             continue  # another project's or warehouse's build sharing the log
         if not _same_options(build.options, options.macro_args()):

@@ -172,12 +172,13 @@ def profile_project(
     builds: Sequence[BuildProfiles] = (),
 ) -> ProfileSet:
     """`builds`: what on-run-end hooks logged (build_log.py); those not taken in before replace
-    the cached profiles of the relations they measured, so those are not profiled again."""
+    the cached profiles of the relations they measured, so those are not profiled again
+    (`refresh`: only noted as taken)."""
     relations = select_relations(project, select, exclude)
     if (select or exclude) and not relations:
         raise WarehouseError(f"no relation matches --select {list(select)} / --exclude {list(exclude)}: check the names")
     cache = ProfileCache.load(cache_path)
-    reuse = take_build_profiles(builds, project, cache, options)
+    reuse = take_build_profiles(builds, project, cache, options, use=not refresh)
     for notice in reuse.notices if progress else ():
         progress(notice)
     work = plan(relations, cache, options, project.adapter_type, refresh)

@@ -127,3 +127,13 @@ def test_other_options_other_targets_and_changed_columns_are_not_taken(tmp_path)
     changed = [_begin("c"), _relation("model.shop.orders", "orders", 10), _end(1)]
     assert _take(changed, _project(columns=("id", "added_later")), cache).used == []
     assert cache.entries == {}
+
+
+def test_a_refresh_notes_the_builds_without_using_them(tmp_path):
+    """After `--refresh` profiled everything, an older build must not replace those profiles."""
+    project, cache = _project(), ProfileCache(tmp_path / "profiles.json")
+    builds, _ = parse_build_log(_text(line) for line in [_begin("a"), _relation("model.shop.orders", "orders", 10),
+                                                          _end(1)])
+    reuse = take_build_profiles(builds, project, cache, ProfileOptions(), use=False)
+    assert reuse.used == [] and cache.builds == ["a"] and cache.entries == {}
+    assert take_build_profiles(builds, project, cache, ProfileOptions()).used == []
