@@ -11,13 +11,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
+import numpy as np
+
 from dbt_schema_link.discovery.features import ColInfo, unrelated_sources
 from dbt_schema_link.discovery.names import MEASURE_WORDS, Role, affix_similarity, fuzzy_similarity, may_abbreviate
 from dbt_schema_link.discovery.records import Evidence, Signal, Trap
 from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.sqlfacts import SqlJoin
 from dbt_schema_link.discovery.types import Compat, TypeFamily, compatibility
-from dbt_schema_link.discovery.values import ContainmentEstimate, estimate_containment, value_space_surprise
+from dbt_schema_link.discovery.values import (
+    ESTIMATE_BATCH, ContainmentEstimate, estimate_containment, estimate_containments, value_space_surprise,
+)
 from dbt_schema_link.profiling.records import ContainmentResult
 
 
@@ -203,11 +207,46 @@ def cardinality_evidence(child: ColInfo, parent: ColInfo, settings: DiscoverySet
 
 # -- values --------------------------------------------------------------------------------
 
+def _estimable(child: ColInfo, parent: ColInfo) -> bool:
+    return (child.signature is not None and parent.signature is not None and child.has_values
+            and parent.has_values and len(child.signature) == len(parent.signature))
+
+
 def containment_estimate(child: ColInfo, parent: ColInfo) -> ContainmentEstimate | None:
-    if child.signature is None or parent.signature is None or not child.has_values or not parent.has_values:
+    if not _estimable(child, parent):
         return None
     est = estimate_containment(child.signature, child.distinct, parent.signature, parent.distinct,
                                child.borrowed, parent.borrowed)
+    return _scaled(est, parent)
+
+
+def containment_estimates(pairs: Sequence[tuple[ColInfo, ColInfo]]) -> list[ContainmentEstimate | None]:
+    """``containment_estimate`` of every pair, counted in numpy batches (``ESTIMATE_BATCH``)."""
+    out: list[ContainmentEstimate | None] = [None] * len(pairs)
+    todo = [i for i, (c, p) in enumerate(pairs) if _estimable(c, p)]
+    for start in range(0, len(todo), ESTIMATE_BATCH):
+        batch = todo[start:start + ESTIMATE_BATCH]
+        children = [pairs[i][0] for i in batch]
+        parents = [pairs[i][1] for i in batch]
+        ests = estimate_containments(
+            np.stack([c.signature for c in children]), np.array([c.distinct for c in children]),
+            np.stack([p.signature for p in parents]), np.array([p.distinct for p in parents]),
+            _owned(children), _owned(parents))
+        for i, parent, est in zip(batch, parents, ests):
+            out[i] = _scaled(est, parent)
+    return out
+
+
+def _owned(cols: Sequence[ColInfo]) -> np.ndarray:
+    """Positions each column's signature holds itself (not filled by densification)."""
+    own = np.ones((len(cols), len(cols[0].signature)), dtype=bool)
+    for row, c in enumerate(cols):
+        if c.borrowed is not None:
+            own[row] = ~c.borrowed
+    return own
+
+
+def _scaled(est: ContainmentEstimate, parent: ColInfo) -> ContainmentEstimate:
     fraction = parent.rel.sample_fraction
     if fraction < 1.0:  # a sampled unique parent holds ~fraction of its values
         est = ContainmentEstimate(

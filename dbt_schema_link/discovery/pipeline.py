@@ -17,7 +17,7 @@ from dbt_schema_link.artifacts.records import ColumnRef, LinkOrigin, Project, Re
 from dbt_schema_link.discovery.candidates import Candidate, generate
 from dbt_schema_link.discovery.domains import AnchorRank, PairRank, UnionFind, canonical_pair, choose_anchor
 from dbt_schema_link.discovery.evidence import (
-    Block, RelationMatches, ValueFit, cardinality_evidence, cross_source_evidence, containment_estimate, exact_evidence, find_trap,
+    Block, RelationMatches, ValueFit, cardinality_evidence, cross_source_evidence, containment_estimates, exact_evidence, find_trap,
     has_name_signal, name_evidence, sql_evidence, type_evidence, value_evidence, values_agree,
 )
 from dbt_schema_link.discovery.features import ColInfo, Features, build_features
@@ -138,8 +138,10 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
     say(f"discovery: {len(cands)} candidate pairs "
         f"({cand_counts['candidates_by_name']} by name, {cand_counts['candidates_by_value']} by value, "
         f"{cand_counts['candidates_by_sql']} from SQL)")
-    estimates = {key: containment_estimate(c.child, c.parent) if settings.use_values else None
-                 for key, c in cands.items()}
+    keys = list(cands)
+    found = containment_estimates([(cands[key].child, cands[key].parent) for key in keys]) \
+        if settings.use_values else [None] * len(keys)
+    estimates = dict(zip(keys, found))
     lap("containment estimates")
     fits = _value_fits(cands, estimates, {}, settings, lineage_uf)
     matches = RelationMatches()
