@@ -357,7 +357,7 @@ class Linker:
             if added >= s.named_relations or len(terminals) >= s.max_relations:
                 return
             v = names.vocab.get(t)
-            if t in covered or v is None or v + 1 >= len(ptr):
+            if t in covered or v is None:
                 continue
             named = [int(r) for r in docs[ptr[v]:ptr[v + 1]] if int(r) in pool and int(r) not in terminals]
             if named:
