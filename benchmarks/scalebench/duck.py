@@ -111,6 +111,30 @@ COUNT_MACRO = """
   {% endfor %}
   {{ log('counted ' ~ nodes | length ~ ' relations', info=True) }}
 {% endmacro %}
+{% macro scalebench_hash_all() %}
+  {# the hash floor: one statement per relation hashing every value of the columns the profiler
+     sketches once (sum(hash(c))), the least an exact value sketch can cost #}
+  {% set nodes = [] %}
+  {% for node in graph.sources.values() %}{% do nodes.append(node) %}{% endfor %}
+  {% for node in graph.nodes.values() if node.resource_type == 'model' and node.package_name == project_name %}
+    {% do nodes.append(node) %}
+  {% endfor %}
+  {% for node in nodes %}
+    {% set rel = adapter.get_relation(node.database, node.schema, node.identifier or node.alias or node.name) %}
+    {% if rel is not none %}
+      {% set exprs = [] %}
+      {% for col in adapter.get_columns_in_relation(rel) %}
+        {% if dbt_schema_link.schema_link_sketch_values(col.dtype) %}
+          {% do exprs.append('sum(hash(' ~ adapter.quote(col.name) ~ '))') %}
+        {% else %}
+          {% do exprs.append('count(' ~ adapter.quote(col.name) ~ ')') %}
+        {% endif %}
+      {% endfor %}
+      {% do run_query('select ' ~ (exprs | join(', ')) ~ ' from ' ~ rel) %}
+    {% endif %}
+  {% endfor %}
+  {{ log('hashed ' ~ nodes | length ~ ' relations', info=True) }}
+{% endmacro %}
 {% macro scalebench_noop() %}{{ log('noop', info=True) }}{% endmacro %}
 """
 
