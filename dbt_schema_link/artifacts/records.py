@@ -29,8 +29,13 @@ class ColumnRef:
     column: str
 
     def key(self) -> tuple[str, str]:
-        """Case-insensitive identity (warehouses and YAML disagree on case)."""
-        return (self.relation, self.column.lower())
+        """Case-insensitive identity (warehouses and YAML disagree on case). Kept once made:
+        discovery asks it of the same column hundreds of thousands of times."""
+        key = self.__dict__.get("_key")
+        if key is None:
+            key = (self.relation, self.column.lower())
+            object.__setattr__(self, "_key", key)
+        return key
 
     def __str__(self) -> str:
         return f"{self.relation}.{self.column}"

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from enum import Flag, auto
 
 from dbt_schema_link.discovery.features import ColInfo, Features, RelInfo
-from dbt_schema_link.discovery.names import affixes, initialisms, may_abbreviate
+from dbt_schema_link.discovery.names import NameParts, affixes, initialisms, may_abbreviate
 from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.sqlfacts import SqlJoin
 from dbt_schema_link.discovery.types import TypeFamily
@@ -123,20 +123,55 @@ def build_name_index(features: Features) -> NameIndex:
     return index
 
 
-def name_candidates(child: ColInfo, index: NameIndex, limit: int) -> list[ColInfo]:
+def name_candidates(child: ColInfo, index: NameIndex, limit: int,
+                    memo: dict[NameParts, list[ColInfo]] | None = None) -> list[ColInfo]:
     """Parents whose names relate to the child's name (dictionary lookups only), at most
-    ``limit``, best first by a cheap prior (exact name, relation name, key name, affix, role)."""
+    ``limit``, best first by a cheap prior (exact name, relation name, key name, affix, role).
+
+    ``memo`` (one per run) keeps the ranking per name: without a role it depends on the name
+    alone, and warehouses repeat names (``customer_id`` in hundreds of relations)."""
+    parts = child.parts
+    if parts.role is None and memo is not None:
+        ranked = memo.get(parts)
+        if ranked is None:
+            ranked = memo[parts] = _ranked(_name_priors(parts, index))
+        out: list[ColInfo] = []
+        for c in ranked:
+            if c is not child:
+                out.append(c)
+                if len(out) >= limit:
+                    break
+        return out
+    found = _name_priors(parts, index)
+    if parts.role is not None:
+        for rel in index.people[:LOOKUP_CAP]:
+            _add(found, rel.key_columns, 0.6 * rel.names.people)
+        _add(found, child.rel.key_columns, 0.6)
+    found.pop(id(child), None)
+    return _ranked(found)[:limit]
+
+
+def _add(found: dict[int, tuple[float, ColInfo]], cols, prior: float) -> None:
+    for c in cols:
+        if not can_be_parent(c):
+            continue
+        old = found.get(id(c))
+        if old is None or old[0] < prior:
+            found[id(c)] = (prior, c)
+
+
+def _ranked(found: dict[int, tuple[float, ColInfo]]) -> list[ColInfo]:
+    ranked = sorted(found.values(), key=lambda pc: (-pc[0], -pc[1].pk_score, pc[1].rel.depth, str(pc[1].ref)))
+    return [c for _, c in ranked]
+
+
+def _name_priors(parts: NameParts, index: NameIndex) -> dict[int, tuple[float, ColInfo]]:
+    """Every parent the name's lookups reach, with its best prior (keyed by id)."""
     found: dict[int, tuple[float, ColInfo]] = {}
 
     def add(cols, prior: float) -> None:
-        for c in cols:
-            if c is child or not can_be_parent(c):
-                continue
-            old = found.get(id(c))
-            if old is None or old[0] < prior:
-                found[id(c)] = (prior, c)
+        _add(found, cols, prior)
 
-    parts = child.parts
     if not parts.generic:
         add(index.by_norm.get(parts.norm, ()), 1.0)
     for gram, gw in parts.head_ngrams().items():
@@ -168,12 +203,7 @@ def name_candidates(child: ColInfo, index: NameIndex, limit: int) -> list[ColInf
                     for rel in ends:
                         if rel.names.abbreviation(gram)[0]:
                             add(rel.key_columns, gw * 0.4)
-    if parts.role is not None:
-        for rel in index.people[:LOOKUP_CAP]:
-            add(rel.key_columns, 0.6 * rel.names.people)
-        add(child.rel.key_columns, 0.6)
-    ranked = sorted(found.values(), key=lambda pc: (-pc[0], -pc[1].pk_score, pc[1].rel.depth, str(pc[1].ref)))
-    return [c for _, c in ranked[:limit]]
+    return found
 
 
 #: A name word ending at most this many relations' names is specific; from there its weight as
@@ -292,8 +322,9 @@ def generate(features: Features, settings: DiscoverySettings, joins: list[SqlJoi
 
     if settings.use_names:
         index = build_name_index(features)
+        memo: dict[NameParts, list[ColInfo]] = {}
         for child in features.columns:
-            for parent in name_candidates(child, index, settings.max_name_candidates_per_child):
+            for parent in name_candidates(child, index, settings.max_name_candidates_per_child, memo):
                 put(child, parent, Source.NAME)
         counts["candidates_by_name"] = sum(1 for c in out.values() if c.sources & Source.NAME)
     lap("candidates by name")

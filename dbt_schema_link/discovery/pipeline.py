@@ -9,6 +9,7 @@ The function is pure apart from calling ``verify`` and ``progress``.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -208,15 +209,23 @@ def _value_fits(cands: dict, estimates: dict, exacts: dict, settings: DiscoveryS
         per_class = containers.setdefault(cand.child.ref.key(), {})
         cls = lineage_uf.find(parent.ref.key())
         per_class[cls] = min(per_class.get(cls, parent.distinct), parent.distinct)
+    # the two smallest containers per child: the nearest other one is the smallest unless that
+    # is this parent's own class (one pass, not one per candidate over every container)
+    smallest: dict[tuple, tuple] = {}
+    for child_key, per_class in containers.items():
+        ranked = sorted(per_class.items(), key=lambda item: item[1])[:2]
+        smallest[child_key] = tuple(ranked)
     fits = {}
     for key, cand in cands.items():
-        per_class = containers.get(cand.child.ref.key())
+        child_key = cand.child.ref.key()
+        per_class = containers.get(child_key)
         if not per_class:
             continue
         own = lineage_uf.find(cand.parent.ref.key())
         mine = per_class.get(own, cand.parent.distinct)
-        others = [n for cls, n in per_class.items() if cls != own]
-        nearest = min(others) if others else None
+        two = smallest[child_key]
+        others = [n for cls, n in two if cls != own][:1]
+        nearest = others[0] if others else None
         fits[key] = ValueFit(
             containers=len(per_class) if own in per_class else len(per_class) + 1,
             tightest=nearest is None or mine <= nearest,
@@ -441,6 +450,7 @@ def _sort_key(s: Scored) -> tuple:
             _reverse_text(str(parent.ref)))
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _reverse_text(text: str) -> tuple:
     return tuple(-ord(ch) for ch in text)  # so that max() prefers the alphabetically first
 

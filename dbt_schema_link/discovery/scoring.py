@@ -55,13 +55,16 @@ def score(evidence: Iterable[Evidence], measured: bool = True) -> tuple[float, t
     table = table_for(measured)
     has_exact = any(e.signal is Signal.EXACT_CONTAINMENT for e in items)
     raw: list[float] = []
+    name_total = 0.0
     for e in items:
         if has_exact and e.signal is Signal.VALUE_CONTAINMENT_ESTIMATE:
-            raw.append(0.0)
+            c = 0.0
         else:
-            raw.append(weight(table, e.signal) * max(-1.0, min(1.0, e.strength)))
+            c = weight(table, e.signal) * max(-1.0, min(1.0, e.strength))
+        raw.append(c)
+        if c > 0 and e.signal in NAME_SIGNALS:
+            name_total += c
     cap = table.name_cap
-    name_total = sum(c for e, c in zip(items, raw) if e.signal in NAME_SIGNALS and c > 0)
     factor = cap / name_total if cap is not None and name_total > cap else 1.0
     out: list[Evidence] = []
     total = table.bias
