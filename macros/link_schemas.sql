@@ -38,6 +38,23 @@
     {{ return('') }}
 {% endmacro %}
 
+{#- The envelope's `relation` document: one collected relation (schema_link_collect_relations)
+    and its profile (schema_link_profile_relation); link_schemas and on_run_end print it alike. -#}
+{% macro schema_link__envelope_relation(entry, profile) %}
+    {{ return({
+        'unique_id': entry.unique_id,
+        'database': profile.database,
+        'schema': profile.schema,
+        'identifier': profile.identifier,
+        'relation': profile.relation,
+        'row_count': profile.row_count,
+        'sampled': profile.sampled,
+        'sample_percent': profile.sample_percent,
+        'columns': profile.columns,
+        'duplicates': entry.duplicates,
+    }) }}
+{% endmacro %}
+
 {% macro default__link_schemas(
     select=none, exclude=none, k=none, sample_rows=none, sample_percent=none, sample_seed=none,
     top_n=none, top_max_distinct=none, max_columns_per_query=none, envelope=none, suggest=none,
@@ -72,18 +89,7 @@
         {%- set rel = entry.relation -%}
         {%- set columns = catalog.get(schema_link__relation_key(rel.database, rel.schema, rel.identifier)) -%}
         {%- set profile = schema_link_profile_relation(rel, columns, opts) -%}
-        {%- set doc = {
-            'unique_id': entry.unique_id,
-            'database': profile.database,
-            'schema': profile.schema,
-            'identifier': profile.identifier,
-            'relation': profile.relation,
-            'row_count': profile.row_count,
-            'sampled': profile.sampled,
-            'sample_percent': profile.sample_percent,
-            'columns': profile.columns,
-            'duplicates': entry.duplicates,
-        } -%}
+        {%- set doc = schema_link__envelope_relation(entry, profile) -%}
         {%- if opts.envelope -%}
             {%- do log(sentinel ~ 'relation ' ~ tojson(doc), info=True) -%}
         {%- endif -%}

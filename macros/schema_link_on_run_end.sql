@@ -98,18 +98,7 @@
             {%- do skipped.append({'unique_id': entry.unique_id, 'reason': 'the warehouse reports no columns'}) -%}
         {%- else -%}
             {%- set profile = schema_link_profile_relation(rel, columns, opts) -%}
-            {%- do log(sentinel ~ 'relation ' ~ tojson({
-                'unique_id': entry.unique_id,
-                'database': profile.database,
-                'schema': profile.schema,
-                'identifier': profile.identifier,
-                'relation': profile.relation,
-                'row_count': profile.row_count,
-                'sampled': profile.sampled,
-                'sample_percent': profile.sample_percent,
-                'columns': profile.columns,
-                'duplicates': entry.duplicates,
-            }), info=True) -%}
+            {%- do log(sentinel ~ 'relation ' ~ tojson(schema_link__envelope_relation(entry, profile)), info=True) -%}
             {%- do totals.update({'relations': totals.relations + 1,
                                   'columns': totals.columns + (profile.columns | length)}) -%}
         {%- endif -%}

@@ -93,27 +93,10 @@ def model_sql(w: Warehouse, rel: Rel) -> str:
 
 
 COUNT_MACRO = """
-{% macro scalebench_count_all() %}
-  {# one plain full scan of every relation the profiler reads: count(c) of each column #}
-  {% set nodes = [] %}
-  {% for node in graph.sources.values() %}{% do nodes.append(node) %}{% endfor %}
-  {% for node in graph.nodes.values() if node.resource_type == 'model' and node.package_name == project_name %}
-    {% do nodes.append(node) %}
-  {% endfor %}
-  {% for node in nodes %}
-    {% set rel = adapter.get_relation(node.database, node.schema, node.identifier or node.alias or node.name) %}
-    {% if rel is not none %}
-      {% set cols = adapter.get_columns_in_relation(rel) %}
-      {% set exprs = [] %}
-      {% for col in cols %}{% do exprs.append('count(' ~ adapter.quote(col.name) ~ ')') %}{% endfor %}
-      {% do run_query('select ' ~ (exprs | join(', ')) ~ ' from ' ~ rel) %}
-    {% endif %}
-  {% endfor %}
-  {{ log('counted ' ~ nodes | length ~ ' relations', info=True) }}
-{% endmacro %}
-{% macro scalebench_hash_all() %}
-  {# the hash floor: one statement per relation hashing every value of the columns the profiler
-     sketches once (sum(hash(c))), the least an exact value sketch can cost #}
+{% macro scalebench_count_all(hash=false) %}
+  {# one plain full scan of every relation the profiler reads: count(c) of each column; with
+     hash=true the hash floor instead: every value of the columns the profiler sketches hashed
+     once (sum(hash(c))), the least an exact value sketch can cost #}
   {% set nodes = [] %}
   {% for node in graph.sources.values() %}{% do nodes.append(node) %}{% endfor %}
   {% for node in graph.nodes.values() if node.resource_type == 'model' and node.package_name == project_name %}
@@ -124,7 +107,7 @@ COUNT_MACRO = """
     {% if rel is not none %}
       {% set exprs = [] %}
       {% for col in adapter.get_columns_in_relation(rel) %}
-        {% if dbt_schema_link.schema_link_sketch_values(col.dtype) %}
+        {% if hash and dbt_schema_link.schema_link_sketch_values(col.dtype) %}
           {% do exprs.append('sum(hash(' ~ adapter.quote(col.name) ~ '))') %}
         {% else %}
           {% do exprs.append('count(' ~ adapter.quote(col.name) ~ ')') %}
@@ -133,7 +116,7 @@ COUNT_MACRO = """
       {% do run_query('select ' ~ (exprs | join(', ')) ~ ' from ' ~ rel) %}
     {% endif %}
   {% endfor %}
-  {{ log('hashed ' ~ nodes | length ~ ' relations', info=True) }}
+  {{ log(('hashed ' if hash else 'counted ') ~ nodes | length ~ ' relations', info=True) }}
 {% endmacro %}
 {% macro scalebench_noop() %}{{ log('noop', info=True) }}{% endmacro %}
 """
