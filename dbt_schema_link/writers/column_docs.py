@@ -77,16 +77,23 @@ def add_meta(yfile: YamlFile, column: CommentedMap, value: CommentedMap, syntax:
             for key, item in value.items():
                 map_add(meta[META_KEY], key, item)
             return
+    attach_meta(yfile, column, value, syntax)
+
+
+def attach_meta(yfile: YamlFile, node: CommentedMap, value: CommentedMap, syntax: DbtSyntax) -> None:
+    """Put ``value`` at ``meta.schema_link`` of a node that has none: under its existing
+    ``config.meta``/``meta``, else where this dbt version wants meta."""
+    config = node.get("config")
     if isinstance(config, dict) and isinstance(config.get("meta"), dict):
         holder, key, new = config["meta"], META_KEY, value
-    elif isinstance(column.get("meta"), dict):
-        holder, key, new = column["meta"], META_KEY, value
+    elif isinstance(node.get("meta"), dict):
+        holder, key, new = node["meta"], META_KEY, value
     elif syntax.column_meta_in_config and isinstance(config, dict):
         holder, key, new = config, "meta", CommentedMap({META_KEY: value})
     elif syntax.column_meta_in_config:
-        holder, key, new = column, "config", CommentedMap(meta=CommentedMap({META_KEY: value}))
+        holder, key, new = node, "config", CommentedMap(meta=CommentedMap({META_KEY: value}))
     else:
-        holder, key, new = column, "meta", CommentedMap({META_KEY: value})
+        holder, key, new = node, "meta", CommentedMap({META_KEY: value})
     yfile.editable(holder)
     if key in holder:  # present but empty (`meta:`): fill it where it is
         holder[key] = new

@@ -18,11 +18,11 @@ from typing import Any, Mapping
 
 from ruamel.yaml.comments import CommentedMap
 
+from dbt_schema_link.writers.column_docs import META_KEY, attach_meta
 from dbt_schema_link.writers.doc_records import DocOrigin, Generated
 from dbt_schema_link.writers.syntax import DbtSyntax
 from dbt_schema_link.writers.yaml_io import YamlFile, map_add, plain
 
-META_KEY = "schema_link"
 GENERATED = "generated"
 INHERITED_FROM = "inherited_from"
 DOC_HASH = "doc_hash"
@@ -117,23 +117,7 @@ def set_marker(yfile: YamlFile, node: CommentedMap, value: Mapping[str, Any], sy
         for key in [k for k in (INHERITED_FROM,) if k in current and k not in value]:
             del current[key]
         return
-    fresh = CommentedMap(value)
-    config = node.get("config")
-    if isinstance(config, dict) and isinstance(config.get("meta"), dict):
-        holder, key, new = config["meta"], META_KEY, fresh
-    elif isinstance(node.get("meta"), dict):
-        holder, key, new = node["meta"], META_KEY, fresh
-    elif syntax.column_meta_in_config and isinstance(config, dict):
-        holder, key, new = config, "meta", CommentedMap({META_KEY: fresh})
-    elif syntax.column_meta_in_config:
-        holder, key, new = node, "config", CommentedMap(meta=CommentedMap({META_KEY: fresh}))
-    else:
-        holder, key, new = node, "meta", CommentedMap({META_KEY: fresh})
-    yfile.editable(holder)
-    if key in holder:  # present but empty (`meta:`): fill it where it is
-        holder[key] = new
-    else:
-        map_add(holder, key, new)
+    attach_meta(yfile, node, CommentedMap(value), syntax)
 
 
 def _schema_link_map(node: CommentedMap) -> CommentedMap | None:
