@@ -318,7 +318,7 @@ def check_link_envelope(run: OperationRun, adapter: str) -> Envelope:
     expected_keys = ["unique_id", "database", "schema", "identifier", "relation", "row_count", "sampled",
                      "sample_percent", "columns", "duplicates"]
     column_keys = ["name", "data_type", "non_null", "distinct", "distinct_approx", "min_len", "max_len",
-                   "minhash", "minhash_buckets", "top_values", "is_flag", "skipped"]
+                   "min_value", "max_value", "minhash", "minhash_buckets", "top_values", "is_flag", "skipped"]
     for rel in env.relations:
         assert list(rel) == expected_keys
         for col in rel["columns"]:
@@ -334,7 +334,9 @@ def check_link_envelope(run: OperationRun, adapter: str) -> Envelope:
     assert customers["row_count"] == 20 and customers["sampled"] is False and customers["sample_percent"] is None
     assert _col(customers, "customer_id")["non_null"] == 20
     assert _col(customers, "customer_id")["distinct"] == 20
+    assert (_col(customers, "customer_id")["min_value"], _col(customers, "customer_id")["max_value"]) == (1, 20)
     status = _col(customers, "status")
+    assert status["min_value"] is None and status["max_value"] is None  # text: no numeric range
     assert status["distinct"] == 3 and status["top_values"] == ["active", "inactive", "churned"]
     assert status["is_flag"] is False
     assert _col(customers, "is_vip")["is_flag"] is True  # integer 0/1
