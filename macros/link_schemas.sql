@@ -38,6 +38,27 @@
     {{ return('') }}
 {% endmacro %}
 
+{#- One line of the envelope in dbt's log: the sentinel, the kind (begin, relation, containment,
+    end) and the document as JSON (docs/envelope.md). Every macro that prints one goes through
+    here, so the framing lives in one place. -#}
+{% macro schema_link__envelope_line(kind, doc) %}
+    {%- do log('@@schema_link@@ ' ~ kind ~ ' ' ~ tojson(doc), info=True) -%}
+{% endmacro %}
+
+{#- The envelope's `begin` document: format and version (the CLI refuses other versions), package
+    version, adapter, the options the run used, and `extra` keys (the hook adds its run's ids). -#}
+{% macro schema_link__envelope_begin(options, extra=none) %}
+    {%- set doc = {
+        'format': 'dbt_schema_link/profiles',
+        'format_version': 2,
+        'package_version': schema_link_package_version(),
+        'adapter': adapter.type(),
+        'options': options,
+    } -%}
+    {%- do doc.update(extra or {}) -%}
+    {%- do schema_link__envelope_line('begin', doc) -%}
+{% endmacro %}
+
 {#- The envelope's `relation` document: one collected relation (schema_link_collect_relations)
     and its profile (schema_link_profile_relation); link_schemas and on_run_end print it alike. -#}
 {% macro schema_link__envelope_relation(entry, profile) %}
@@ -69,15 +90,8 @@
         'top_max_distinct': top_max_distinct, 'max_columns_per_query': max_columns_per_query,
         'envelope': envelope, 'suggest': suggest, 'min_containment': min_containment,
     }) -%}
-    {%- set sentinel = '@@schema_link@@ ' -%}
     {%- if opts.envelope -%}
-        {%- do log(sentinel ~ 'begin ' ~ tojson({
-            'format': 'dbt_schema_link/profiles',
-            'format_version': 2,
-            'package_version': schema_link_package_version(),
-            'adapter': adapter.type(),
-            'options': opts,
-        }), info=True) -%}
+        {%- do schema_link__envelope_begin(opts) -%}
     {%- endif -%}
 
     {%- set collected = schema_link_collect_relations(opts.select, opts.exclude) -%}
@@ -91,7 +105,7 @@
         {%- set profile = schema_link_profile_relation(rel, columns, opts) -%}
         {%- set doc = schema_link__envelope_relation(entry, profile) -%}
         {%- if opts.envelope -%}
-            {%- do log(sentinel ~ 'relation ' ~ tojson(doc), info=True) -%}
+            {%- do schema_link__envelope_line('relation', doc) -%}
         {%- endif -%}
         {%- do totals.update({
             'columns': totals.columns + (profile.columns | length),
@@ -123,7 +137,7 @@
         {%- set type_rank = {'model': 0, 'snapshot': 1, 'seed': 2, 'source': 3} -%}
         {%- for r in results -%}
             {%- if opts.envelope -%}
-                {%- do log(sentinel ~ 'containment ' ~ tojson(r), info=True) -%}
+                {%- do schema_link__envelope_line('containment', r) -%}
             {%- endif -%}
             {%- if r.child_distinct > 0 and (r.matched / r.child_distinct) >= opts.min_containment -%}
                 {%- set child = by_uid[r.child] -%}
@@ -154,11 +168,11 @@
     {%- endif -%}
 
     {%- if opts.envelope -%}
-        {%- do log(sentinel ~ 'end ' ~ tojson({
+        {%- do schema_link__envelope_line('end', {
             'relations': entries | length,
             'containment': results | length,
             'skipped': collected.skipped,
-        }), info=True) -%}
+        }) -%}
     {%- endif -%}
 
     {%- set summary = 'dbt_schema_link: profiled ' ~ (entries | length) ~ ' relations, '

@@ -57,17 +57,10 @@
         }) -%}
     {%- endfor -%}
 
-    {%- set sentinel = '@@schema_link@@ ' -%}
-    {%- do log(sentinel ~ 'begin ' ~ tojson({
-        'format': 'dbt_schema_link/profiles',
-        'format_version': 2,
-        'package_version': schema_link_package_version(),
-        'adapter': adapter.type(),
-        'options': {'pairs': pairs | length, 'batch_size': batch_size | int},
-    }), info=True) -%}
+    {%- do schema_link__envelope_begin({'pairs': pairs | length, 'batch_size': batch_size | int}) -%}
     {%- set results = schema_link_run_containment(resolved, batch_size) -%}
     {%- for r in results -%}
-        {%- do log(sentinel ~ 'containment ' ~ tojson(r), info=True) -%}
+        {%- do schema_link__envelope_line('containment', r) -%}
     {%- endfor -%}
-    {%- do log(sentinel ~ 'end ' ~ tojson({'relations': 0, 'containment': results | length, 'skipped': []}), info=True) -%}
+    {%- do schema_link__envelope_line('end', {'relations': 0, 'containment': results | length, 'skipped': []}) -%}
 {% endmacro %}

@@ -71,18 +71,12 @@
     {#- the default options, as `dbt-schema-link link` uses by default: other ones there re-profile -#}
     {%- set opts = schema_link_resolve_options({'suggest': false, 'envelope': true}) -%}
     {%- set collected = schema_link_collect_relations(built) -%}
-    {%- set sentinel = '@@schema_link@@ ' -%}
-    {%- do log(sentinel ~ 'begin ' ~ tojson({
-        'format': 'dbt_schema_link/profiles',
-        'format_version': 2,
-        'package_version': schema_link_package_version(),
-        'adapter': adapter.type(),
-        'options': opts,
+    {%- do schema_link__envelope_begin(opts, {
         'hook': 'on_run_end',
         'invocation_id': invocation_id,
         'target': target.name,
         'run_started_at': run_started_at | string,
-    }), info=True) -%}
+    }) -%}
 
     {%- set skipped = collected.skipped | list -%}
     {%- set catalog = schema_link_columns_by_relation(collected.relations | map(attribute='relation') | list) or {} -%}
@@ -98,16 +92,16 @@
             {%- do skipped.append({'unique_id': entry.unique_id, 'reason': 'the warehouse reports no columns'}) -%}
         {%- else -%}
             {%- set profile = schema_link_profile_relation(rel, columns, opts) -%}
-            {%- do log(sentinel ~ 'relation ' ~ tojson(schema_link__envelope_relation(entry, profile)), info=True) -%}
+            {%- do schema_link__envelope_line('relation', schema_link__envelope_relation(entry, profile)) -%}
             {%- do totals.update({'relations': totals.relations + 1,
                                   'columns': totals.columns + (profile.columns | length)}) -%}
         {%- endif -%}
     {%- endfor -%}
-    {%- do log(sentinel ~ 'end ' ~ tojson({
+    {%- do schema_link__envelope_line('end', {
         'relations': totals.relations,
         'containment': 0,
         'skipped': skipped,
-    }), info=True) -%}
+    }) -%}
     {%- set seconds = (modules.datetime.datetime.now() - started).total_seconds() -%}
     {%- do log('dbt_schema_link: on-run-end profiled ' ~ totals.relations ~ ' relations built by this run ('
         ~ totals.columns ~ ' columns) in ' ~ ('%.2f' | format(seconds)) ~ ' s', info=True) -%}
