@@ -79,7 +79,6 @@ def link(paths: ProjectPaths, inv: DbtInvocation, settings_overrides: dict | Non
     again; `run.differences` lists new joins and written links that no longer hold."""
     from dbt_schema_link.discovery import DiscoverySettings, discover
     from dbt_schema_link.discovery.report import render_markdown
-    from dbt_schema_link.link_check import without_written
 
     configured = {k: v for k, v in project_vars(paths.project_dir).items() if k != "write"}
     settings = DiscoverySettings.from_mapping({**configured, **(settings_overrides or {})})
@@ -91,7 +90,8 @@ def link(paths: ProjectPaths, inv: DbtInvocation, settings_overrides: dict | Non
         project = read_project(paths.target_dir, require_catalog=False, project_dir=paths.project_dir)
         profiles = cached_profiles(paths, project)
     verifier = warehouse_verifier(inv, progress) if (use_warehouse and verify) else None
-    links = discover(without_written(project) if check else project, profiles, settings, verifier, progress)
+    # tests `write` generated are never declarations: discovery infers them again (provenance written)
+    links = discover(project, profiles, settings, verifier, progress)
     atomic_write_text(paths.links_json, links.to_json())
     atomic_write_text(paths.links_md, render_markdown(links, project))
     return LinkRun(project, profiles, links, _differences(paths, project, links) if check else [])
@@ -119,20 +119,11 @@ def _differences(paths: ProjectPaths, project: Project, links) -> list:
 
 def accepted_links(links, include_declared: bool = False) -> list:
     """Map discovery links to the writer's input: inferred ones (and declared ones on request)."""
-    from dbt_schema_link.discovery.records import Cardinality, LinkKind
-    from dbt_schema_link.writers import AcceptedLink, RelationshipType
+    from dbt_schema_link.discovery.records import LinkKind
+    from dbt_schema_link.writers import AcceptedLink
 
     wanted = {LinkKind.INFERRED} | ({LinkKind.DECLARED} if include_declared else set())
-    out = []
-    for link in links.links:
-        if link.kind not in wanted:
-            continue
-        rtype = RelationshipType.ONE_TO_ONE if link.cardinality is Cardinality.ONE_TO_ONE else RelationshipType.MANY_TO_ONE
-        top = sorted(link.evidence, key=lambda e: -e.contribution)[:3]
-        summary = "; ".join(e.signal.value for e in top)
-        out.append(AcceptedLink(link.child, link.parent, link.confidence, rtype, summary,
-                                declared_elsewhere=link.kind is LinkKind.DECLARED))
-    return out
+    return [AcceptedLink.of(link) for link in links.links if link.kind in wanted]
 
 
 def load_links(paths: ProjectPaths):

@@ -2,14 +2,14 @@
 
 Pure: what `write` would write now (inferred links at its confidence bar) against the tests it
 generated earlier (found in the manifest by their `meta.schema_link`). A link in the first and
-not the second is a new join; one in the second and not the first no longer holds. The written
-tests are left out of discovery beforehand (`without_written`), so each has to be inferred from
-the data again rather than being taken as declared.
+not the second is a new join; one in the second and not the first no longer holds. Discovery
+never takes a written test as declared (provenance `written`), so each has to be inferred from
+the data again.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import Enum
 from typing import Iterable, Mapping
 
@@ -39,11 +39,6 @@ class LinkDifference:
         now = "not inferred any more" if self.confidence is None else (
             f"confidence now {self.confidence:.2f} < {self.min_confidence:g}")
         return f"written link no longer holds: {pair} ({now}): check the data, or remove the test"
-
-
-def without_written(project: Project) -> Project:
-    """The project as discovery should see it for the check: generated tests are not declarations."""
-    return replace(project, declared_links=[d for d in project.declared_links if not d.written])
 
 
 def written_links(project: Project) -> list[DeclaredLink]:

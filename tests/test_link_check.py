@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dbt_schema_link.artifacts.records import ColumnRef, DeclaredLink, LinkOrigin, Project
-from dbt_schema_link.link_check import Difference, compare, without_written, written_links
+from dbt_schema_link.link_check import Difference, compare, written_links
 
 ORDERS = ColumnRef("model.shop.orders", "customer_id")
 CUSTOMERS = ColumnRef("model.shop.customers", "customer_id")
@@ -50,9 +50,8 @@ def test_the_reverse_direction_is_another_link():
     assert {d.kind for d in out} == {Difference.NEW, Difference.NO_LONGER_HOLDS}
 
 
-def test_only_generated_tests_are_left_out_of_discovery():
+def test_only_generated_tests_are_compared():
     hand, generated = _written(STORE, STORES, written=False), _written(ORDERS, CUSTOMERS)
     project = Project("shop", "1.11.16", "duckdb", {}, declared_links=[hand, generated])
-    assert without_written(project).declared_links == [hand]
     assert written_links(project) == [generated]
     assert project.declared_links == [hand, generated]  # the original is not changed

@@ -1,33 +1,22 @@
-"""links.json entries (written by `dbt-schema-link link`) by the column pair they join.
+"""links.json's link records (read by the one reader, ``links.read_links_file``) by the column
+pair they join.
 
-The index keeps only each join's kind and confidence; an agent asking *why* two relations join
-wants the evidence, which lives in links.json. Entries are kept as they are in the file (the shape
-`list_links` returns), read tolerantly like linker/linkfile.py: a missing or damaged file means no
-evidence, never a failure. An entry also answers for the lineage copies folded into it
-(`collapsed`), which is how the index reaches marts that join marts.
+The index keeps each join's provenance and confidence; an agent asking *why* two relations join
+wants the evidence, which lives in links.json. A record also answers for the lineage copies its
+join holds between (``collapsed``), which is how the index reaches every layer. A missing file
+means no evidence; a file of another format version is a notice (run `link` again), never a crash.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Iterable
 
-from dbt_schema_link.linker.linkfile import LINKS_FORMAT
+from dbt_schema_link.links import Link, LinkSetFormatError, read_links_file
 
 #: (child unique_id, child column, parent unique_id, parent column), columns lower-case.
 PairKey = tuple[str, str, str, str]
-JOIN_KINDS = ("inferred", "declared")
-
-
-def _ref(raw: Any) -> tuple[str, str] | None:
-    if not isinstance(raw, dict):
-        return None
-    relation, column = raw.get("relation") or raw.get("unique_id"), raw.get("column")
-    if not isinstance(relation, str) or not isinstance(column, str):
-        return None
-    return relation, column.lower()
 
 
 def pair_key(child_uid: str, child_column: str, parent_uid: str, parent_column: str) -> PairKey:
@@ -36,52 +25,34 @@ def pair_key(child_uid: str, child_column: str, parent_uid: str, parent_column: 
 
 @dataclass
 class LinkEvidence:
-    """Every usable links.json entry, and the entry behind each joined column pair."""
+    """Every link record of the files, and the record behind each joined column pair."""
 
-    entries: list[dict] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
-    _by_pair: dict[PairKey, dict] = field(default_factory=dict, repr=False)
+    _by_pair: dict[PairKey, Link] = field(default_factory=dict, repr=False)
 
     @classmethod
     def read(cls, paths: Iterable[Path]) -> "LinkEvidence":
         out = cls()
         for path in paths:
-            out._add_file(Path(path))
+            try:
+                links = read_links_file(Path(path)) or []
+            except LinkSetFormatError as err:
+                out.notices.append(f"notice: {err}: join evidence is missing")
+                continue
+            out.links.extend(links)
+            for link in links:
+                if not link.is_join:
+                    continue
+                for c, p in link.pairs():
+                    # the record itself wins over a copy folded into another record
+                    out._by_pair.setdefault(pair_key(c.relation, c.column, p.relation, p.column), link)
         return out
 
-    def _add_file(self, path: Path) -> None:
-        if not path.exists():
-            return
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError, UnicodeDecodeError):
-            self.notices.append(f"notice: {path} is not readable JSON: join evidence is missing "
-                                f"(run `dbt-schema-link link` again)")
-            return
-        if not isinstance(data, dict) or not isinstance(data.get("links"), list) \
-                or data.get("format") not in (None, LINKS_FORMAT):
-            self.notices.append(f"notice: {path} is not a links file: join evidence is missing")
-            return
-        for raw in data["links"]:
-            if not isinstance(raw, dict) or _ref(raw.get("child")) is None or _ref(raw.get("parent")) is None:
-                continue
-            if raw.get("status") in ("rejected", "refuted"):
-                continue
-            self.entries.append(raw)
-            if raw.get("kind") not in JOIN_KINDS:
-                continue
-            pairs = [(raw["child"], raw["parent"])]
-            pairs += [(c.get("child"), c.get("parent")) for c in raw.get("collapsed") or [] if isinstance(c, dict)]
-            for child, parent in pairs:
-                c, p = _ref(child), _ref(parent)
-                if c and p:
-                    # The entry itself wins over a copy folded into another entry.
-                    self._by_pair.setdefault((c[0], c[1], p[0], p[1]), raw)
-
-    def for_pair(self, key: PairKey) -> dict | None:
-        """The entry whose join (or one of its folded copies) is this column pair."""
+    def for_pair(self, key: PairKey) -> Link | None:
+        """The record whose join (or one of its lineage copies) is this column pair."""
         return self._by_pair.get(key)
 
-    def touching(self, unique_id: str) -> list[dict]:
-        """Entries whose child or parent column belongs to the relation."""
-        return [e for e in self.entries if unique_id in (_ref(e["child"])[0], _ref(e["parent"])[0])]
+    def touching(self, unique_id: str) -> list[Link]:
+        """Records whose child or parent column belongs to the relation."""
+        return [link for link in self.links if unique_id in (link.child.relation, link.parent.relation)]

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from dbt_schema_link.links import Provenance
+
 
 class ToolName(str, Enum):
     FIND_SCHEMA = "find_schema"
@@ -39,8 +41,13 @@ _EVIDENCE = _object({"signal": _STR, "strength": _NUM, "contribution": _NUM, "de
 _LINK_PROPS = {
     "child": _COLUMN_REF, "parent": _COLUMN_REF,
     "on": {"type": "string", "description": "SQL join condition, child.column = parent.column"},
-    "kind": {"type": "string", "description": "declared (a dbt test, constraint or entity) or inferred"},
+    "kind": {"type": "string", "description": "declared, inferred or lineage (coarse)"},
+    "provenance": {"type": "string", "enum": [p.value for p in Provenance],
+                   "description": "declared (a person's test, constraint or entity), written (a test dbt-schema-link "
+                                  "generated), inferred, sql (inferred and joined in the project's SQL) or lineage"},
     "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+    "written_confidence": {"type": ["number", "null"], "description": "written: the confidence it was written at"},
+    "note": {"type": "string", "description": "provenance and confidence in words"},
     "cardinality": {"type": ["string", "null"], "description": "many_to_one or one_to_one (child to parent)"},
     "evidence": {"type": "array", "items": _EVIDENCE},
 }
@@ -53,7 +60,8 @@ _PICKED_COLUMN = _object({"name": _STR, "data_type": _OPT_STR, "score": _NUM, "r
 _PICKED_RELATION = _object({"unique_id": _STR, "name": _STR, "model": _STR, "relation_name": _STR, "score": _NUM,
                             "reasons": _STRINGS, "bridge": {"type": "boolean"},
                             "columns": {"type": "array", "items": _PICKED_COLUMN}})
-_JOIN = _object({"child": _COLUMN_REF, "parent": _COLUMN_REF, "on": _STR, "kind": _STR, "confidence": _NUM})
+_JOIN = _object({"child": _COLUMN_REF, "parent": _COLUMN_REF, "on": _STR, "kind": _STR, "provenance": _STR,
+                 "confidence": _NUM, "written_confidence": {"type": ["number", "null"]}, "note": _STR})
 
 FIND_SCHEMA = ToolSpec(
     ToolName.FIND_SCHEMA, "Find the schema a question needs",
@@ -131,8 +139,9 @@ LIST_LINKS = ToolSpec(
     }, []),
     _object({
         "links": {"type": "array", "items": {
-            "type": "object", "required": ["child", "parent", "kind", "confidence"],
+            "type": "object", "required": ["child", "parent", "kind", "provenance", "confidence"],
             "properties": {"child": {"type": "object"}, "parent": {"type": "object"}, "kind": _STR,
+                           "provenance": _STR,
                            "confidence": _NUM, "evidence": {"type": "array", "items": {"type": "object"}}}}},
         "count": {"type": "integer"},
     }),

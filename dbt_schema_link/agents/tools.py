@@ -6,14 +6,16 @@ protocol here: mcp_server.py turns results and errors into MCP tool results."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from dbt_schema_link.agents.evidence import pair_key
+from dbt_schema_link.artifacts.records import ColumnRef
 from dbt_schema_link.agents.schemas import TOOL_SPECS, ToolName, ToolSpec
 from dbt_schema_link.agents.session import AgentSession, Loaded
 from dbt_schema_link.errors import SchemaLinkError
 from dbt_schema_link.linker.answer import JoinPick
 from dbt_schema_link.linker.graph import edge_weight
+from dbt_schema_link.links import CONFIDENCE_BARS, Evidence, Provenance
 
 #: join_path searches chains up to this cost (a hop costs 1 - ln(confidence) plus 1 for the
 #: relation it enters: 2 for a certain link), so about a dozen hops at most.
@@ -148,10 +150,11 @@ class AgentTools:
         cc, pc = corpus.columns[edge.child], corpus.columns[edge.parent]
         cr, pr = corpus.relations[cc.relation], corpus.relations[pc.relation]
         out = JoinPick(edge_id, cr.unique_id, cr.identifier, cc.name, pr.unique_id, pr.identifier, pc.name,
-                       edge.kind, edge.confidence).to_dict()
-        entry = loaded.evidence.for_pair(pair_key(cr.unique_id, cc.name, pr.unique_id, pc.name))
-        out["cardinality"] = entry.get("cardinality") if entry and isinstance(entry.get("cardinality"), str) else None
-        out["evidence"] = _evidence(entry) or ([dict(_DECLARED_EVIDENCE)] if edge.kind == "declared" else [])
+                       edge.provenance, edge.confidence, edge.written_confidence).to_dict()
+        record = loaded.evidence.for_pair(pair_key(cr.unique_id, cc.name, pr.unique_id, pc.name))
+        out["cardinality"] = record.cardinality.value if record else None
+        out["evidence"] = [e.to_json() for e in record.evidence] if record else (
+            [dict(_DECLARED_EVIDENCE)] if edge.provenance is Provenance.DECLARED else [])
         return out
 
     def join_path(self, loaded: Loaded, args: Mapping[str, Any]) -> ToolResult:
@@ -223,20 +226,20 @@ class AgentTools:
 
     def list_links(self, loaded: Loaded, args: Mapping[str, Any]) -> ToolResult:
         relation = _text(args, "relation")
-        minimum = _fraction(args, "min_confidence") or 0.0
+        minimum = _fraction(args, "min_confidence") or CONFIDENCE_BARS.list_links
         lineage = _flag(args, "include_lineage")
-        entries = loaded.evidence.entries
+        records = loaded.evidence.links
         if relation is not None:
             uid = loaded.link.index.corpus.relations[self._relation(loaded, relation, "relation")].unique_id
-            entries = loaded.evidence.touching(uid)
-        picked = [e for e in entries if (lineage or e.get("kind") != "lineage") and _confidence(e) >= minimum]
-        picked.sort(key=lambda e: (-_confidence(e), str(e["child"].get("relation")), str(e["child"].get("column"))))
-        if not loaded.evidence.entries:
+            records = loaded.evidence.touching(uid)
+        picked = [r for r in records if (lineage or r.is_join) and r.confidence >= minimum]
+        picked.sort(key=lambda r: (-r.confidence, r.child.relation, r.child.column.lower()))
+        if not loaded.evidence.links:
             text = "no links: run `dbt-schema-link link` to infer them (declared links still join in find_schema)"
         else:
-            text = "\n".join(f"{_end(e['child'])} -> {_end(e['parent'])}  -- {e.get('kind')}, "
-                             f"confidence {_confidence(e):.2f}{_signals(e)}" for e in picked) or "no link matches"
-        return ToolResult(text, {"links": picked, "count": len(picked)})
+            text = "\n".join(f"{_end(r.child)} -> {_end(r.parent)}  -- {r.provenance_text()}{_signals(r.evidence)}"
+                             for r in picked) or "no link matches"
+        return ToolResult(text, {"links": [r.to_json() for r in picked], "count": len(picked)})
 
 
 # --- shapes ------------------------------------------------------------------------------------
@@ -246,35 +249,15 @@ def _relation_ref(rd) -> dict[str, str]:
     return {"unique_id": rd.unique_id, "name": rd.identifier, "model": rd.name}
 
 
-def _evidence(entry: Mapping[str, Any] | None) -> list[dict[str, Any]]:
-    """links.json evidence items in the output schema's shape (damaged items skipped)."""
-    out = []
-    for item in (entry or {}).get("evidence") or []:
-        try:
-            out.append({"signal": str(item["signal"]), "strength": float(item.get("strength", 0.0)),
-                        "contribution": float(item.get("contribution", 0.0)), "detail": str(item.get("detail", ""))})
-        except (KeyError, TypeError, ValueError, AttributeError):
-            continue
-    return out
+def _end(ref: ColumnRef) -> str:
+    return f"{ref.relation.rsplit('.', 1)[-1]}.{ref.column}"
 
 
-def _confidence(entry: Mapping[str, Any]) -> float:
-    try:
-        return float(entry.get("confidence", 0.0))
-    except (TypeError, ValueError):
-        return 0.0
-
-
-def _end(ref: Mapping[str, Any]) -> str:
-    return f"{str(ref.get('relation', '')).rsplit('.', 1)[-1]}.{ref.get('column', '')}"
-
-
-def _signals(entry: Mapping[str, Any]) -> str:
-    items = sorted(_evidence(entry), key=lambda e: -e["contribution"])[:TEXT_SIGNALS]
-    return f" ({', '.join(e['signal'] for e in items)})" if items else ""
+def _signals(evidence: Sequence[Evidence]) -> str:
+    items = sorted(evidence, key=lambda e: -e.contribution)[:TEXT_SIGNALS]
+    return f" ({', '.join(e.signal.value for e in items)})" if items else ""
 
 
 def _link_note(link: Mapping[str, Any]) -> str:
     signals = sorted(link["evidence"], key=lambda e: -e["contribution"])[:TEXT_SIGNALS]
-    note = f"{link['kind']}, confidence {link['confidence']:.2f}"
-    return note + (f" ({', '.join(e['signal'] for e in signals)})" if signals else "")
+    return link["note"] + (f" ({', '.join(e['signal'] for e in signals)})" if signals else "")

@@ -223,7 +223,9 @@ def _declared_from_tests(manifest: dict, relations: dict[str, Relation]) -> list
         child = _column_ref(relations, child_id, child_col)
         parent = _column_ref(relations, parent_id, parent_col)
         if child and parent:
-            links.append(DeclaredLink(child, parent, origin, _opt_str(node.get("unique_id")), _generated(node)))
+            written = _generated(node)
+            links.append(DeclaredLink(child, parent, origin, _opt_str(node.get("unique_id")), written is not None,
+                                      _written_confidence(written)))
     return links
 
 
@@ -231,9 +233,21 @@ def _declared_from_tests(manifest: dict, relations: dict[str, Relation]) -> list
 WRITTEN_META_KEY = "schema_link"
 
 
-def _generated(node: dict) -> bool:
-    """A test that `dbt-schema-link write` generated (meta under config, or top-level before 1.10)."""
-    return WRITTEN_META_KEY in _dict(_dict(node.get("config")).get("meta")) or WRITTEN_META_KEY in _dict(node.get("meta"))
+def _generated(node: dict) -> dict | None:
+    """The ``meta.schema_link`` of a test that `dbt-schema-link write` generated (under config, or
+    top-level before 1.10); None for a test a person wrote."""
+    for meta in (_dict(_dict(node.get("config")).get("meta")), _dict(node.get("meta"))):
+        if WRITTEN_META_KEY in meta:
+            return _dict(meta[WRITTEN_META_KEY])
+    return None
+
+
+def _written_confidence(written: dict | None) -> float | None:
+    """The confidence `write` recorded on the test (None when absent or not a number in [0, 1])."""
+    value = (written or {}).get("confidence")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
+        return None
+    return float(value)
 
 
 def _declared_from_constraints(relations: dict[str, Relation], raw_nodes: dict) -> list[DeclaredLink]:

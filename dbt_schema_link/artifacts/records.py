@@ -107,6 +107,7 @@ class DeclaredLink:
     origin: LinkOrigin
     source_id: str | None = None  # the test / semantic model unique_id that declares it
     written: bool = False  # a test `dbt-schema-link write` generated (its meta carries `schema_link`)
+    written_confidence: float | None = None  # the confidence `write` recorded in that meta
 
 
 @dataclass

@@ -13,7 +13,7 @@ from importlib import import_module
 _HOMES = {
     "pipeline": ("Pair", "Verifier", "discover"),
     "records": ("LINKS_FORMAT", "LINKS_FORMAT_VERSION", "Cardinality", "Domain", "Evidence", "Link", "LinkKind",
-                "LinkSet", "LinkSetFormatError", "Rejection", "Signal", "StageTimings", "Trap"),
+                "LinkSet", "Provenance", "LinkSetFormatError", "Rejection", "Signal", "StageTimings", "Trap"),
     "report": ("render_markdown",),
     "settings": ("DiscoverySettings", "DiscoverySettingsError"),
 }
@@ -31,7 +31,7 @@ def __getattr__(name: str):
 
 __all__ = [
     "LINKS_FORMAT", "LINKS_FORMAT_VERSION", "Cardinality", "DiscoverySettings",
-    "DiscoverySettingsError", "Domain", "Evidence", "Link", "LinkKind", "LinkSet",
+    "DiscoverySettingsError", "Domain", "Evidence", "Link", "LinkKind", "LinkSet", "Provenance",
     "LinkSetFormatError", "Pair", "Rejection", "Signal", "StageTimings", "Trap", "Verifier", "discover",
     "render_markdown",
 ]

@@ -344,6 +344,9 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
                                   f"and {parent.label} is not its relation's key")
     if joined:
         return None
+    if child.counts_something:
+        how = "its model's SQL computes it with an aggregate" if child.aggregate else "its name counts or sums"
+        return Trap.MEASURE, f"{child.label} is a measure ({how}), not a key: names alone never make it one"
     if unrelated_sources(child.rel, parent.rel) and settings.cross_source_strictness > 0:
         # same-named small ids of two databases agree by numbering, not by reference: across
         # sources, names never suffice and the values must be more than chance explains

@@ -62,6 +62,17 @@ class ColInfo:
     pk_score: float = 0.0  # 0..1 how much this is its relation's primary key
     declared_pk: bool = False
     table_key: bool = False  # among its relation's key_columns (asked once per scored pair)
+    aggregate: bool = False  # its model's SQL computes it with count/sum/avg (set from SqlFacts)
+
+    @property
+    def counts_something(self) -> bool:
+        """A measure by role: computed by an aggregate in SQL, or named as a count/sum with
+        numeric values (or, unprofiled, a numeric type). Never a foreign key on names alone."""
+        if self.aggregate:
+            return True
+        if not self.parts.counts:
+            return False
+        return self.numeric_values if self.has_values else self.family in (TypeFamily.INTEGER, TypeFamily.DECIMAL)
 
     @property
     def has_values(self) -> bool:

@@ -47,6 +47,13 @@ MEASURE_WORDS = frozenset({
     "visit", "hit",
 })
 
+#: Words that, leading or ending a name with no key marker, make it a count or a sum
+#: (``number_of_orders``, ``order_count``, ``n_items``, ``total_amount``): English grammar of
+#: aggregates, not any project's vocabulary.
+AGGREGATE_WORDS = frozenset({
+    "count", "cnt", "number", "num", "nb", "n", "total", "sum", "qty", "quantity", "amount", "amt",
+})
+
 #: Words that make a relation a table of people (targets of ``created_by``, ``owner_id``, ...),
 #: with how likely people-roles point at it.
 PEOPLE_WORDS: dict[str, float] = {
@@ -132,6 +139,7 @@ class NameParts:
     keyness: float  # 0..1: how much the name alone says "this is a key"
     role: Role | None
     measure: bool  # a quantity name (amount, age, height_cm, ...) and not key-like
+    counts: bool  # named as a count or sum (number_of_x, x_count, total_x): see AGGREGATE_WORDS
     flag_name: bool  # is_active, has_x, x_flag, x_yn
     generic: bool  # a bare key (id, code, key) that names no entity
     leading_key: bool = False  # the key marker leads (id_color_eye): the entity is the first word
@@ -221,10 +229,11 @@ def analyse_column(name: str, known: Vocabulary | None = None, glued: bool = Fal
     elif len(head) > 1 and head[-1] in PREPOSITIONS:
         keyness = max(keyness, 0.6)  # "ship_via", "paid_with": a reference to something
     measure = keyness == 0.0 and any(t in MEASURE_WORDS for t in toks)
+    counts = keyness == 0.0 and bool(toks) and (toks[0] in AGGREGATE_WORDS or toks[-1] in AGGREGATE_WORDS)
     flag_name = bool(toks) and (toks[0] in _FLAG_FIRST or toks[-1] in _FLAG_LAST)
     return NameParts(
         name=name, tokens=toks, head=tuple(head), key_suffix=key_suffix, keyness=keyness,
-        role=role, measure=measure, flag_name=flag_name, generic=generic, leading_key=leading_key,
+        role=role, measure=measure, counts=counts, flag_name=flag_name, generic=generic, leading_key=leading_key,
     )
 
 

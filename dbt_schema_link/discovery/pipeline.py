@@ -12,9 +12,9 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from dbt_schema_link.artifacts.records import ColumnRef, LinkOrigin, Project, ResourceType
+from dbt_schema_link.artifacts.records import ColumnRef, DeclaredLink, LinkOrigin, Project, ResourceType
 from dbt_schema_link.discovery.candidates import Candidate, generate
 from dbt_schema_link.discovery.domains import AnchorRank, PairRank, UnionFind, canonical_pair, choose_anchor
 from dbt_schema_link.discovery.evidence import (
@@ -23,7 +23,8 @@ from dbt_schema_link.discovery.evidence import (
 )
 from dbt_schema_link.discovery.features import ColInfo, Features, build_features
 from dbt_schema_link.discovery.records import (
-    Cardinality, Domain, Evidence, Link, LinkKind, LinkSet, Rejection, Signal, StageTimings, Trap, round4,
+    Cardinality, Domain, Evidence, Link, LinkKind, LinkSet, Provenance, Rejection, Signal, StageTimings, Trap,
+    format_confidence, round4,
 )
 from dbt_schema_link.discovery.render import SqlPath
 from dbt_schema_link.discovery.scoring import score
@@ -97,9 +98,16 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
         notes.append("no profiles: links rest on names, types, SQL and declared tests only")
 
     # -- dbt facts: declared links, SQL joins and lineage -----------------------------------
-    declared = _declared_links(project, features)
+    # Tests `write` generated are not declarations: they are inferred from the data again below
+    # and keep their provenance (a written link is never promoted to declared).
+    written = [d for d in project.declared_links if d.written]
+    declared = _declared_links([d for d in project.declared_links if not d.written], features)
     lap("declared links")
     facts = extract_sql_facts(project) if settings.use_sql else SqlFacts()
+    for ref in facts.aggregates:
+        col = features.col(ref)
+        if col is not None:
+            col.aggregate = True
     lap("sql facts")
     for path in SqlPath:
         if facts.paths.get(path):
@@ -172,13 +180,23 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
         inspect(list(scored.values()))
     # -- selection, lineage collapse, domains -----------------------------------------------
     inferred, rejected = _select(scored, settings, lineage_uf)
+    inferred, unsupported = _mark_written(inferred, written, scored, features)
+    if unsupported:
+        counts["written_unsupported"] = unsupported
+        notes.append(f"{unsupported} link(s) written by dbt-schema-link are not inferred from the data any more "
+                     "(provenance written, confidence now below the keep bar): check the data or remove the test")
     lap("selection")
     lineage_links = _lineage_links(facts, features)
-    links = declared + inferred + lineage_links
+    members = _lineage_members(facts, lineage_uf)
+    joins = [_carry_along_lineage(link, members, lineage_uf, features, settings.max_carried_copies)
+             for link in declared + inferred]
+    links = joins + lineage_links
     links, domains = _assign_domains(links, features, lineage_uf)
     lap("lineage and domains")
     counts["declared_links"] = len(declared)
     counts["inferred_links"] = len(inferred)
+    if written:
+        counts["written_links"] = sum(1 for link in inferred if link.provenance is Provenance.WRITTEN)
     counts["lineage_links"] = len(lineage_links)
     counts["rejected_traps"] = len(rejected)
     counts["domains"] = len(domains)
@@ -471,7 +489,8 @@ def _cardinality(child: ColInfo) -> Cardinality:
 
 def _inferred_link(s: Scored, collapsed: tuple) -> Link:
     return Link(
-        child=s.cand.child.ref, parent=s.cand.parent.ref, kind=LinkKind.INFERRED,
+        child=s.cand.child.ref, parent=s.cand.parent.ref,
+        provenance=Provenance.SQL if s.cand.joins else Provenance.INFERRED,
         confidence=round4(s.confidence), cardinality=_cardinality(s.cand.child),
         evidence=_ordered(s.evidence), collapsed=tuple(sorted(collapsed)),
     )
@@ -512,9 +531,9 @@ def _rejections(scored: dict, settings: DiscoverySettings, links: list[Link],
 
 # -- declared and lineage links ----------------------------------------------------------------
 
-def _declared_links(project: Project, features: Features) -> list[Link]:
+def _declared_links(declared: Sequence[DeclaredLink], features: Features) -> list[Link]:
     merged: dict[tuple, list] = {}
-    for d in project.declared_links:
+    for d in declared:
         merged.setdefault((d.child.key(), d.parent.key()), []).append(d)
     out: list[Link] = []
     for key in sorted(merged):
@@ -527,11 +546,94 @@ def _declared_links(project: Project, features: Features) -> list[Link]:
         )
         child = features.col(first.child)
         out.append(Link(
-            child=first.child, parent=first.parent, kind=LinkKind.DECLARED, confidence=1.0,
+            child=first.child, parent=first.parent, provenance=Provenance.DECLARED, confidence=1.0,
             cardinality=_cardinality(child) if child else Cardinality.MANY_TO_ONE,
             evidence=_ordered(evidence), origins=origins,
         ))
     return out
+
+
+def _mark_written(inferred: list[Link], written: Sequence[DeclaredLink], scored: dict,
+                  features: Features) -> tuple[list[Link], int]:
+    """Inferred links that are tests `write` generated become WRITTEN (confidence: what the data
+    says now; ``written_confidence``: what the test recorded). A written test the data no longer
+    supports is kept as a WRITTEN link at the confidence its pair scores now (0 when it is not a
+    candidate any more), so every stage shows it and none uses it as a join. Returns the links
+    and how many written tests are unsupported."""
+    by_pair: dict[tuple, DeclaredLink] = {}
+    for d in sorted(written, key=lambda d: (str(d.child), str(d.parent), d.source_id or "")):
+        by_pair.setdefault((d.child.key(), d.parent.key()), d)
+    found: set[tuple] = set()
+    out: list[Link] = []
+    for link in inferred:
+        hits = [key for c, p in link.pairs() if (key := (c.key(), p.key())) in by_pair]
+        if hits:
+            found.update(hits)
+            d = by_pair[hits[0]]
+            link = replace(link, provenance=Provenance.WRITTEN, written_confidence=d.written_confidence,
+                           evidence=_ordered(link.evidence + (_written_evidence(d),)))
+        out.append(link)
+    unsupported = 0
+    for key in sorted(by_pair):
+        if key in found:
+            continue
+        d = by_pair[key]
+        s = scored.get(key)
+        now = s.confidence if s is not None and s.block is None and s.trap is None else 0.0
+        evidence = (s.evidence if s is not None else ()) + (_written_evidence(d), Evidence(
+            Signal.WRITTEN_TEST, -1.0, "not inferred from the data now" + (f" ({s.trap[1]})" if s and s.trap else "")))
+        child = features.col(d.child)
+        out.append(Link(
+            child=d.child, parent=d.parent, provenance=Provenance.WRITTEN, confidence=round4(now),
+            cardinality=_cardinality(child) if child else Cardinality.MANY_TO_ONE,
+            evidence=_ordered(evidence), written_confidence=d.written_confidence,
+        ))
+        unsupported += 1
+    return out, unsupported
+
+
+def _written_evidence(d: DeclaredLink) -> Evidence:
+    at = format_confidence(d.written_confidence) if d.written_confidence is not None else "an unrecorded confidence"
+    return Evidence(Signal.WRITTEN_TEST, 0.0, f"written by dbt-schema-link at {at}" + (f" ({d.source_id})" if d.source_id else ""))
+
+
+def _lineage_members(facts: SqlFacts, lineage_uf: UnionFind) -> dict[object, list[ColumnRef]]:
+    """The columns of each lineage class (a column and its pass-through copies), by class."""
+    refs: dict[tuple, ColumnRef] = {}
+    for copy in facts.copies:
+        refs.setdefault(copy.column.key(), copy.column)
+        refs.setdefault(copy.source.key(), copy.source)
+    out: dict[object, list[ColumnRef]] = {}
+    for key in sorted(refs):
+        out.setdefault(lineage_uf.find(key), []).append(refs[key])
+    return out
+
+
+def _carry_along_lineage(link: Link, members: dict[object, list[ColumnRef]], lineage_uf: UnionFind,
+                         features: Features, cap: int) -> Link:
+    """A join holds between the lineage copies of its two columns at every layer: staging copies
+    of a join declared on marts, marts copies of a staging join. Adds those pairs to ``collapsed``
+    (at most ``cap`` per link). A parent copy must still be a key where it was measured (unique
+    values): a key copied into a fact table by a join is not a parent there."""
+    cls = lineage_uf.find
+    child_class, parent_class = cls(link.child.key()), cls(link.parent.key())
+    if child_class == parent_class:
+        return link
+    children = members.get(child_class) or [link.child]
+    parents = members.get(parent_class) or [link.parent]
+    have = {(c.key(), p.key()) for c, p in link.pairs()}
+    extra: list[tuple[ColumnRef, ColumnRef]] = []
+    for p in sorted(parents):
+        col = features.col(p)
+        if col is None or col.unique is False:
+            continue
+        for c in sorted(children):
+            if c.relation != p.relation and (c.key(), p.key()) not in have:
+                extra.append((c, p))
+    room = max(0, cap - len(link.collapsed))
+    if not extra or not room:
+        return link
+    return replace(link, collapsed=tuple(sorted(link.collapsed + tuple(extra[:room]))))
 
 
 def _origin_detail(origin: LinkOrigin, sources: list) -> str:
@@ -558,7 +660,7 @@ def _lineage_links(facts: SqlFacts, features: Features) -> list[Link]:
         detail = (f"{first.model} selects {first.source.relation}.{first.source.column}{renamed} unchanged "
                   f"(SQL from {first.path.value})")
         out.append(Link(
-            child=first.column, parent=first.source, kind=LinkKind.LINEAGE, confidence=1.0,
+            child=first.column, parent=first.source, provenance=Provenance.LINEAGE, confidence=1.0,
             cardinality=_cardinality(child) if child else Cardinality.MANY_TO_ONE,
             evidence=(Evidence(Signal.LINEAGE, 1.0, detail),),
         ))
@@ -610,9 +712,7 @@ def _assign_domains(links: list[Link], features: Features, lineage_uf: UnionFind
         for m in members:
             domain_of[m] = domain_id
     out = [
-        Link(child=link.child, parent=link.parent, kind=link.kind, confidence=link.confidence,
-             cardinality=link.cardinality, evidence=link.evidence, domain=domain_of.get(link.child.key()),
-             origins=link.origins, collapsed=link.collapsed)
+        replace(link, domain=domain_of.get(link.child.key()))
         for link in links
     ]
     return out, domains

@@ -1,6 +1,7 @@
-"""Typed results of join discovery: evidence, links, value domains, the LinkSet and its JSON.
+"""Typed results of join discovery: value domains, rejections, the LinkSet and its JSON. The link
+record and its evidence are :mod:`dbt_schema_link.links` (re-exported here).
 
-The JSON form is versioned (``{"format": "dbt_schema_link/links", "format_version": 1}``) and
+The JSON form is versioned (``{"format": "dbt_schema_link/links", "format_version": 2}``) and
 deterministic: links, evidence and domains are sorted, floats rounded, so golden files are stable.
 """
 
@@ -13,50 +14,13 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from dbt_schema_link.artifacts.records import ColumnRef, LinkOrigin
+from dbt_schema_link.artifacts.records import ColumnRef
 from dbt_schema_link.discovery.settings import DiscoverySettings
-from dbt_schema_link.errors import SchemaLinkError
-
-LINKS_FORMAT = "dbt_schema_link/links"
-LINKS_FORMAT_VERSION = 1
-
-
-class LinkSetFormatError(SchemaLinkError):
-    """A links JSON document is not of a format/version this package reads."""
-
-
-class Signal(str, Enum):
-    """One kind of evidence about a (child, parent) column pair."""
-
-    NAME_EXACT = "name_exact"
-    NAME_PATTERN = "name_pattern"
-    NAME_FUZZY = "name_fuzzy"
-    ROLE_NAME = "role_name"
-    TYPE_MATCH = "type_match"
-    CARDINALITY = "cardinality"
-    VALUE_CONTAINMENT_ESTIMATE = "value_containment_estimate"
-    EXACT_CONTAINMENT = "exact_containment"
-    SQL_JOIN = "sql_join"
-    CROSS_SOURCE = "cross_source"  # against: child and parent come from unrelated sources
-    DECLARED_TEST = "declared_test"
-    DECLARED_CONSTRAINT = "declared_constraint"
-    SEMANTIC_ENTITY = "semantic_entity"
-    LINEAGE = "lineage"
-
-
-#: Signals that say something about names (their log-odds are capped together).
-NAME_SIGNALS = frozenset({Signal.NAME_EXACT, Signal.NAME_PATTERN, Signal.NAME_FUZZY, Signal.ROLE_NAME})
-
-
-class LinkKind(str, Enum):
-    INFERRED = "inferred"
-    DECLARED = "declared"
-    LINEAGE = "lineage"
-
-
-class Cardinality(str, Enum):
-    MANY_TO_ONE = "many_to_one"
-    ONE_TO_ONE = "one_to_one"
+# The link record itself lives in the bottom layer (every stage reads it); re-exported here.
+from dbt_schema_link.links import (  # noqa: F401
+    LINKS_FORMAT, LINKS_FORMAT_VERSION, NAME_SIGNALS, Cardinality, Evidence, Link, LinkKind, LinkSetFormatError,
+    Provenance, Signal, format_confidence, links_of, load_links_json, parse_links_document, ref_from, ref_json, round4,
+)
 
 
 class Trap(str, Enum):
@@ -71,95 +35,6 @@ class Trap(str, Enum):
     MEASURE = "measure"  # a quantity/amount column inside an id range, no names
     VALUE_TYPE = "value_type"  # nameless value link on dates/decimals/booleans
     CROSS_SOURCE = "cross_source"  # two unrelated sources, and chance or names alone explain it
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """One piece of evidence. ``strength`` is in [-1, 1] (negative: against the link);
-    ``contribution`` is the log-odds it added to the confidence (0 for declared/lineage)."""
-
-    signal: Signal
-    strength: float
-    detail: str
-    contribution: float = 0.0
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "signal": self.signal.value,
-            "strength": round4(self.strength),
-            "contribution": round4(self.contribution),
-            "detail": self.detail,
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Evidence:
-        return cls(
-            signal=Signal(data["signal"]),
-            strength=float(data["strength"]),
-            detail=str(data.get("detail", "")),
-            contribution=float(data.get("contribution", 0.0)),
-        )
-
-
-@dataclass(frozen=True)
-class Link:
-    """child -> parent: the child column's values reference the parent column (FK -> key).
-
-    For LINEAGE links the child is the downstream copy and the parent the upstream column.
-    ``collapsed`` lists other (child, parent) pairs that are copies of this one through column
-    lineage and were folded into it.
-    """
-
-    child: ColumnRef
-    parent: ColumnRef
-    kind: LinkKind
-    confidence: float
-    cardinality: Cardinality
-    evidence: tuple[Evidence, ...] = ()
-    domain: str | None = None
-    origins: tuple[LinkOrigin, ...] = ()
-    collapsed: tuple[tuple[ColumnRef, ColumnRef], ...] = ()
-
-    def has(self, signal: Signal) -> bool:
-        return any(e.signal is signal for e in self.evidence)
-
-    def sort_key(self) -> tuple:
-        return (_KIND_ORDER[self.kind], self.child.relation, self.child.column.lower(),
-                self.parent.relation, self.parent.column.lower())
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "child": _ref_json(self.child),
-            "parent": _ref_json(self.parent),
-            "kind": self.kind.value,
-            "confidence": round4(self.confidence),
-            "cardinality": self.cardinality.value,
-            "domain": self.domain,
-            "origins": [o.value for o in self.origins],
-            "evidence": [e.to_json() for e in self.evidence],
-            "collapsed": [
-                {"child": _ref_json(c), "parent": _ref_json(p)} for c, p in self.collapsed
-            ],
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Link:
-        return cls(
-            child=_ref_from(data["child"]),
-            parent=_ref_from(data["parent"]),
-            kind=LinkKind(data["kind"]),
-            confidence=float(data["confidence"]),
-            cardinality=Cardinality(data["cardinality"]),
-            evidence=tuple(Evidence.from_json(e) for e in data.get("evidence", ())),
-            domain=data.get("domain"),
-            origins=tuple(LinkOrigin(o) for o in data.get("origins", ())),
-            collapsed=tuple(
-                (_ref_from(c["child"]), _ref_from(c["parent"])) for c in data.get("collapsed", ())
-            ),
-        )
-
-
-_KIND_ORDER = {LinkKind.DECLARED: 0, LinkKind.INFERRED: 1, LinkKind.LINEAGE: 2}
 
 
 @dataclass(frozen=True)
@@ -178,8 +53,8 @@ class Rejection:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "child": _ref_json(self.child),
-            "parent": _ref_json(self.parent),
+            "child": ref_json(self.child),
+            "parent": ref_json(self.parent),
             "trap": self.trap.value,
             "detail": self.detail,
             "would_be_confidence": round4(self.would_be_confidence),
@@ -188,8 +63,8 @@ class Rejection:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Rejection:
         return cls(
-            child=_ref_from(data["child"]),
-            parent=_ref_from(data["parent"]),
+            child=ref_from(data["child"]),
+            parent=ref_from(data["parent"]),
             trap=Trap(data["trap"]),
             detail=str(data.get("detail", "")),
             would_be_confidence=float(data.get("would_be_confidence", 0.0)),
@@ -207,16 +82,16 @@ class Domain:
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
-            "anchor": _ref_json(self.anchor),
-            "members": [_ref_json(m) for m in self.members],
+            "anchor": ref_json(self.anchor),
+            "members": [ref_json(m) for m in self.members],
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Domain:
         return cls(
             id=str(data["id"]),
-            anchor=_ref_from(data["anchor"]),
-            members=tuple(_ref_from(m) for m in data.get("members", ())),
+            anchor=ref_from(data["anchor"]),
+            members=tuple(ref_from(m) for m in data.get("members", ())),
         )
 
 
@@ -306,18 +181,11 @@ class LinkSet:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> LinkSet:
-        if not isinstance(data, Mapping) or data.get("format") != LINKS_FORMAT:
-            raise LinkSetFormatError(f"not a {LINKS_FORMAT} document (missing or wrong 'format')")
-        version = data.get("format_version")
-        if version != LINKS_FORMAT_VERSION:
-            raise LinkSetFormatError(
-                f"{LINKS_FORMAT} format_version {version!r} is not supported "
-                f"(this package reads version {LINKS_FORMAT_VERSION}); rerun discovery"
-            )
+    def from_dict(cls, data: Mapping[str, Any], where: str = "links file") -> LinkSet:
+        data = parse_links_document(data, where)
         try:
             return cls(
-                links=[Link.from_json(x) for x in data.get("links", ())],
+                links=links_of(data, where),
                 domains=[Domain.from_json(x) for x in data.get("domains", ())],
                 rejected=[Rejection.from_json(x) for x in data.get("rejected", ())],
                 settings=_settings_from(data.get("settings") or {}),
@@ -326,19 +194,14 @@ class LinkSet:
                 project_name=data.get("project_name"),
             )
         except (KeyError, TypeError, ValueError) as err:
-            raise LinkSetFormatError(f"malformed {LINKS_FORMAT} document: {err!r}") from None
+            raise LinkSetFormatError(f"{where} is malformed ({err!r}): run `dbt-schema-link link` again") from None
 
     @classmethod
-    def from_json(cls, data: str | bytes | Mapping[str, Any]) -> LinkSet:
+    def from_json(cls, data: str | bytes | Mapping[str, Any], where: str = "links file") -> LinkSet:
         """Read ``links.json`` text (or an already parsed mapping)."""
         if isinstance(data, (str, bytes)):
-            try:
-                data = json.loads(data)
-            except json.JSONDecodeError as err:
-                raise LinkSetFormatError(
-                    f"links file is not valid JSON: {err.msg} at line {err.lineno}"
-                ) from None
-        return cls.from_dict(data)
+            data = load_links_json(data, where)
+        return cls.from_dict(data, where)
 
 
 def _settings_from(data: Mapping[str, Any]) -> DiscoverySettings:
@@ -348,14 +211,3 @@ def _settings_from(data: Mapping[str, Any]) -> DiscoverySettings:
     return DiscoverySettings.from_mapping({k: v for k, v in data.items() if k in known})
 
 
-def round4(x: float) -> float:
-    """The precision of numbers in links.json (so a LinkSet equals its JSON round trip)."""
-    return round(float(x), 4) + 0.0  # + 0.0 turns -0.0 into 0.0
-
-
-def _ref_json(ref: ColumnRef) -> dict[str, str]:
-    return {"relation": ref.relation, "column": ref.column}
-
-
-def _ref_from(data: Mapping[str, Any]) -> ColumnRef:
-    return ColumnRef(str(data["relation"]), str(data["column"]))

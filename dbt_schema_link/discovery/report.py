@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from dbt_schema_link.artifacts.records import ColumnRef, Project
-from dbt_schema_link.discovery.records import Link, LinkSet
+from dbt_schema_link.discovery.records import Link, LinkSet, format_confidence
 from dbt_schema_link.discovery.scoring import breakdown
 
 
@@ -34,17 +34,17 @@ def render_markdown(links: LinkSet, project: Project | None = None, title: str |
     out += ["## Inferred links", ""]
     inferred = sorted(links.inferred, key=lambda l: (-l.confidence, l.sort_key()))
     if inferred:
-        out.append("| child | parent | confidence | cardinality | evidence |")
-        out.append("|---|---|---:|---|---|")
+        out.append("| child | parent | confidence | provenance | cardinality | evidence |")
+        out.append("|---|---|---:|---|---|---|")
         for link in inferred:
             out.append(
-                f"| `{_ref(link.child)}` | `{_ref(link.parent)}` | {link.confidence:.2f} | "
-                f"{link.cardinality.value} | {_cell(_evidence_summary(link))} |"
+                f"| `{_ref(link.child)}` | `{_ref(link.parent)}` | {format_confidence(link.confidence)} | "
+                f"{_cell(link.provenance_text())} | {link.cardinality.value} | {_cell(_evidence_summary(link))} |"
             )
         out.append("")
         out += ["### Why", ""]
         for link in inferred:
-            out.append(f"- `{_ref(link.child)}` -> `{_ref(link.parent)}` ({link.confidence:.2f}): "
+            out.append(f"- `{_ref(link.child)}` -> `{_ref(link.parent)}` ({format_confidence(link.confidence)}): "
                        f"{_cell(breakdown(link.evidence))}")
             for e in link.evidence:
                 out.append(f"  - {e.signal.value} ({e.strength:+.2f}): {_cell(e.detail)}")
@@ -92,7 +92,7 @@ def render_markdown(links: LinkSet, project: Project | None = None, title: str |
         out.append("|---|---|---|---:|---|")
         for r in links.rejected:
             out.append(f"| `{_ref(r.child)}` | `{_ref(r.parent)}` | {r.trap.value} | "
-                       f"{r.would_be_confidence:.2f} | {_cell(r.detail)} |")
+                       f"{format_confidence(r.would_be_confidence)} | {_cell(r.detail)} |")
         out.append("")
     else:
         out += ["None.", ""]

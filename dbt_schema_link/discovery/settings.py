@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dbt_schema_link.errors import SchemaLinkError
+from dbt_schema_link.links import CONFIDENCE_BARS
 
 
 class DiscoverySettingsError(SchemaLinkError):
@@ -36,8 +37,9 @@ def _names(default: tuple[str, ...]) -> Any:
 class DiscoverySettings:
     """Thresholds and switches of :func:`dbt_schema_link.discovery.discover`."""
 
-    min_confidence: float = _num(0.5, 0.0, 1.0)
-    """Inferred links with at least this confidence are reported. Default 0.5, range [0, 1]."""
+    min_confidence: float = _num(CONFIDENCE_BARS.keep_link, 0.0, 1.0)
+    """Keep bar: inferred links with at least this confidence are reported (every bar:
+    ``dbt_schema_link.links.ConfidenceBars``). Default 0.5, range [0, 1]."""
 
     parent_min_uniqueness: float = _num(0.98, 0.5, 1.0)
     """A parent (referenced) column needs distinct/non-null at least this. Default 0.98,
@@ -115,6 +117,11 @@ class DiscoverySettings:
 
     max_parents_per_child: int = _num(1, 1, 100)
     """At most this many parent value domains are linked from one child column. Default 1."""
+
+    max_carried_copies: int = _num(64, 0, 100_000)
+    """A join holds between the lineage copies of its columns at every layer (staging copies of a
+    join declared on marts, and the other way round); at most this many copy pairs are carried
+    per link. 0: joins stay at the layer where they were found. Default 64."""
 
     max_rejected_reported: int = _num(200, 0, 1_000_000)
     """At most this many trap rejections are kept in the LinkSet for the report. Default 200."""

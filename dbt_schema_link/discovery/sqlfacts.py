@@ -56,6 +56,9 @@ class SqlCopy:
 class SqlFacts:
     joins: list[SqlJoin] = field(default_factory=list)
     copies: list[SqlCopy] = field(default_factory=list)
+    #: model output columns computed by count/sum/avg (``count(order_id) as number_of_orders``):
+    #: measures, whatever their names say
+    aggregates: list[ColumnRef] = field(default_factory=list)
     paths: Counter = field(default_factory=Counter)  # SqlPath -> models analysed that way
     failures: list[tuple[str, str]] = field(default_factory=list)  # (model, message)
 
@@ -70,6 +73,11 @@ _SQL_TYPES = (ResourceType.MODEL, ResourceType.SNAPSHOT)
 _PLACEHOLDER = "__slr_{}"
 # sqlglot < 25 called set operations Union and their scopes union_scopes
 _SET_OPERATION = getattr(exp, "SetOperation", exp.Union)
+
+
+#: Aggregates that make a measure (a count, a sum, a mean). min/max are left out: the latest
+#: order id of a customer is still an order id.
+_AGGREGATES = (exp.Count, exp.Sum, exp.Avg)
 
 
 def _set_scopes(scope: Scope) -> list[Scope]:
@@ -141,12 +149,13 @@ def extract_sql_facts(project: Project, renderer: SqlRenderer | None = None) -> 
         last_error = ""
         for attempt in attempts:
             try:
-                joins, copies = analyse_sql(attempt, rel, project, lookup, dialect)
+                joins, copies, aggregates = analyse_sql(attempt, rel, project, lookup, dialect)
             except (sqlglot.errors.SqlglotError, ValueError, RecursionError) as err:
                 last_error = f"{attempt.path.value}: {str(err).splitlines()[0][:200] if str(err) else type(err).__name__}"
                 continue
             facts.joins.extend(joins)
             facts.copies.extend(copies)
+            facts.aggregates.extend(aggregates)
             facts.paths[attempt.path] += 1
             break
         else:
@@ -155,11 +164,13 @@ def extract_sql_facts(project: Project, renderer: SqlRenderer | None = None) -> 
 
 
 def analyse_sql(rendered: RenderedSql, rel: Relation, project: Project, lookup: RelationLookup,
-                dialect: str | None) -> tuple[list[SqlJoin], list[SqlCopy]]:
-    """Joins and copies in one model's SQL. Raises sqlglot errors when it does not parse."""
+                dialect: str | None) -> tuple[list[SqlJoin], list[SqlCopy], list[ColumnRef]]:
+    """Joins, copies and aggregate columns in one model's SQL. Raises sqlglot errors when it does
+    not parse."""
     statements = [s for s in sqlglot.parse(rendered.sql, read=dialect) if s is not None]
     joins: list[SqlJoin] = []
     copies: list[SqlCopy] = []
+    aggregates: list[ColumnRef] = []
     for statement in statements:
         query = statement.expression if isinstance(statement, exp.Create) else statement
         if not isinstance(query, exp.Query):
@@ -172,7 +183,8 @@ def analyse_sql(rendered: RenderedSql, rel: Relation, project: Project, lookup: 
             SqlCopy(col, src, rel.unique_id, rendered.path, renamed)
             for col, src, renamed in resolver.copies()
         )
-    return _dedupe(joins), _dedupe(copies)
+        aggregates.extend(resolver.aggregates())
+    return _dedupe(joins), _dedupe(copies), _dedupe(aggregates)
 
 
 def _dedupe(items: list) -> list:
@@ -286,6 +298,35 @@ class _Resolver:
                     if src.relation != self.rel.unique_id:
                         out.append((target, src, src.column.lower() != name.lower()))
         return out
+
+    def aggregates(self) -> list[ColumnRef]:
+        """Output columns whose expression counts or sums (through CTEs and subqueries)."""
+        out: list[ColumnRef] = []
+        if self.root is None:
+            return out
+        for branch in _branches(self.root):
+            select = branch.expression
+            if not isinstance(select, exp.Select):
+                continue
+            for projection in select.selects:
+                name = projection.alias_or_name
+                if name and not isinstance(projection, exp.Star) and self._aggregated(branch, projection, 0):
+                    out.append(self.project.column_ref(self.rel.unique_id, name) or ColumnRef(self.rel.unique_id, name))
+        return out
+
+    def _aggregated(self, scope: Scope, projection: exp.Expr, depth: int) -> bool:
+        inner = _unwrap(projection)
+        if any(isinstance(node, _AGGREGATES) for node in inner.walk()):
+            return True
+        if depth > 32 or not isinstance(inner, exp.Column) or isinstance(inner.this, exp.Star):
+            return False
+        sources = [scope.sources.get(inner.table)] if inner.table else list(scope.sources.values())
+        for source in sources:  # a CTE's / subquery's output column of that name
+            if isinstance(source, Scope) and isinstance(source.expression, exp.Select):
+                for proj in source.expression.selects:
+                    if proj.alias_or_name.lower() == inner.name.lower():
+                        return self._aggregated(source, proj, depth + 1)
+        return False
 
     # -- resolution ----------------------------------------------------------------------
     def resolve(self, scope: Scope, column: exp.Column, depth: int = 0) -> list[ColumnRef]:

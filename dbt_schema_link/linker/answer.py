@@ -30,6 +30,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from dbt_schema_link.artifacts.records import ColumnRef
+from dbt_schema_link.links import Cardinality, Link, Provenance
+
 
 @dataclass
 class ColumnPick:
@@ -71,17 +74,33 @@ class JoinPick:
     parent_uid: str
     parent_name: str
     parent_column: str
-    kind: str
+    provenance: Provenance
     confidence: float
+    written_confidence: float | None = None
 
     @property
     def on(self) -> str:
         return f"{self.child_name}.{self.child_column} = {self.parent_name}.{self.parent_column}"
 
+    @property
+    def note(self) -> str:
+        """Where the join comes from and how sure it is (``written by dbt-schema-link at 0.91, ...``)."""
+        blank = ColumnRef("", "")
+        return Link(blank, blank, self.provenance, self.confidence, Cardinality.MANY_TO_ONE,
+                    written_confidence=self.written_confidence).provenance_text()
+
+    def line(self) -> str:
+        """The join in a rendered context; a link `write` wrote says so (it is not a person's)."""
+        written = f" -- {self.note}" if self.provenance is Provenance.WRITTEN else ""
+        return f"JOIN {self.on}{written}"
+
     def to_dict(self) -> dict:
         return {"child": {"unique_id": self.child_uid, "name": self.child_name, "column": self.child_column},
                 "parent": {"unique_id": self.parent_uid, "name": self.parent_name, "column": self.parent_column},
-                "on": self.on, "kind": self.kind, "confidence": round(float(self.confidence), 4)}
+                "on": self.on, "kind": self.provenance.kind.value, "provenance": self.provenance.value,
+                "confidence": round(float(self.confidence), 4),
+                "written_confidence": None if self.written_confidence is None else round(float(self.written_confidence), 4),
+                "note": self.note}
 
 
 @dataclass

@@ -11,7 +11,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 from dbt_schema_link.artifacts.records import Project, Relation, ResourceType
-from dbt_schema_link.linker.linkfile import GraphLink
+from dbt_schema_link.links import Link, Provenance
 from dbt_schema_link.linker.text import identifier_words
 from dbt_schema_link.profiling.records import ProfileSet
 
@@ -85,10 +85,20 @@ class GroupDoc:
 
 @dataclass
 class EdgeDoc:
+    """One join edge of the index: a view of one link record's (child, parent) pair, by column
+    index (a link holds for its lineage copies too, so one link gives one edge per pair)."""
+
     child: int  # column index
     parent: int
-    kind: str
+    provenance: Provenance
     confidence: float
+    written_confidence: float | None = None
+
+
+#: Of two links on one column pair, the index keeps the surer kind first: a person's declaration,
+#: then the project's SQL, then a written or inferred link.
+_PROVENANCE_RANK = {Provenance.DECLARED: 3, Provenance.SQL: 1, Provenance.WRITTEN: 1, Provenance.INFERRED: 1,
+                    Provenance.LINEAGE: 0}
 
 
 @dataclass
@@ -97,7 +107,7 @@ class ProjectInput:
 
     project: Project
     profiles: ProfileSet | None = None
-    links: list[GraphLink] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
 
 
 @dataclass
@@ -191,29 +201,25 @@ def build_corpus(inputs: list[ProjectInput], group_by: str = "auto") -> Corpus:
             relations.append(doc)
         best: dict[tuple[int, int], EdgeDoc] = {}
         copied: dict[tuple[int, int], set[int]] = {}  # (upstream rel, downstream rel) -> upstream columns
-        downstream: dict[int, list[int]] = {}  # column -> its pass-through copies
         for link in inp.links:
-            child = col_index.get((pos, link.child.relation, link.child.column.lower()))
-            parent = col_index.get((pos, link.parent.relation, link.parent.column.lower()))
-            if child is None or parent is None:
-                continue
-            if link.kind == "lineage":  # a copy of the same column, not a join
+            if not link.is_join:  # a copy of the same column, not a join
+                child = col_index.get((pos, link.child.relation, link.child.column.lower()))
+                parent = col_index.get((pos, link.parent.relation, link.parent.column.lower()))
                 up, down = rel_index.get((pos, link.parent.relation)), rel_index.get((pos, link.child.relation))
-                if up is not None and down is not None:
+                if child is not None and parent is not None and up is not None and down is not None:
                     copied.setdefault((up, down), set()).add(parent)
-                    downstream.setdefault(parent, []).append(child)
                 continue
-            kind_rank = {"declared": 2, "lineage": 1}.get(link.kind, 0)
-            old = best.get((child, parent))
-            old_rank = {"declared": 2, "lineage": 1}.get(old.kind, 0) if old else -1
-            if old is None or (kind_rank, link.confidence) > (old_rank, old.confidence):
-                best[(child, parent)] = EdgeDoc(child, parent, link.kind, link.confidence)
-        # A join holds for the pass-through copies of its columns too (marts join marts).
-        for (child, parent), edge in list(best.items()):
-            for c2 in _copies(child, downstream):
-                for p2 in _copies(parent, downstream):
-                    if (c2, p2) not in best and columns[c2].relation != columns[p2].relation:
-                        best[(c2, p2)] = EdgeDoc(c2, p2, edge.kind, edge.confidence)
+            # the join holds between the lineage copies discovery carried it to (every layer)
+            for c, p in link.pairs():
+                child = col_index.get((pos, c.relation, c.column.lower()))
+                parent = col_index.get((pos, p.relation, p.column.lower()))
+                if child is None or parent is None or columns[child].relation == columns[parent].relation:
+                    continue
+                old = best.get((child, parent))
+                rank = (_PROVENANCE_RANK[link.provenance], link.confidence)
+                if old is None or rank > (_PROVENANCE_RANK[old.provenance], old.confidence):
+                    best[(child, parent)] = EdgeDoc(child, parent, link.provenance, link.confidence,
+                                                    link.written_confidence)
         edges.extend(best[k] for k in sorted(best))
         for (up, _down), cols in copied.items():
             n_cols = relations[up].col_end - relations[up].col_start
@@ -221,17 +227,6 @@ def build_corpus(inputs: list[ProjectInput], group_by: str = "auto") -> Corpus:
                 relations[up].superseded = True
     groups = _assign_groups(relations, mode)
     return Corpus(relations, columns, groups, edges)
-
-
-def _copies(column: int, downstream: dict[int, list[int]]) -> list[int]:
-    """The column and all its pass-through copies downstream (lineage is acyclic; guard anyway)."""
-    out, stack = [column], [column]
-    while stack:
-        for nxt in downstream.get(stack.pop(), []):
-            if nxt not in out:
-                out.append(nxt)
-                stack.append(nxt)
-    return out
 
 
 def _assign_groups(relations: list[RelationDoc], mode: str) -> list[GroupDoc]:

@@ -1,78 +1,43 @@
-"""Read `target/schema_link/links.json` (written by `dbt-schema-link link`) tolerantly.
+"""The links the question index joins on: links.json's records (read by the one reader,
+:func:`dbt_schema_link.links.read_links_file`) restricted to the project's columns, plus the
+project's own person-declared links when links.json lacks them.
 
-The linker only needs child/parent column pairs with a kind and a confidence, so it reads the file
-on its own terms instead of importing the discovery engine: unknown fields are ignored, entries it
-cannot use are skipped, and a missing or damaged file simply means "no inferred links".
+A test ``write`` generated is never taken from the manifest as a declaration: it is the WRITTEN
+link links.json holds (re-inferred from the data on every ``link``), used for joins only while
+its confidence now is at least the write bar.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-from dbt_schema_link.artifacts.records import ColumnRef, Project
-
-LINKS_FORMAT = "dbt_schema_link/links"
+from dbt_schema_link.artifacts.records import Project
+from dbt_schema_link.links import Cardinality, Evidence, Link, Provenance, Signal, read_links_file
 
 
-@dataclass(frozen=True)
-class GraphLink:
-    """One join edge of the graph: child.column references parent.column."""
-
-    child: ColumnRef
-    parent: ColumnRef
-    kind: str  # "declared" | "inferred" | "lineage"
-    confidence: float
-
-
-def _ref(raw: Any, project: Project) -> ColumnRef | None:
-    if not isinstance(raw, dict):
-        return None
-    relation, column = raw.get("relation") or raw.get("unique_id"), raw.get("column")
-    if not isinstance(relation, str) or not isinstance(column, str):
-        return None
-    return project.column_ref(relation, column)
+def declared_links(project: Project) -> list[Link]:
+    """The project's person-declared links (relationships tests, FK constraints, entities) as
+    link records; tests `write` generated are left out (links.json says what they are now)."""
+    return [Link(d.child, d.parent, Provenance.DECLARED, 1.0, Cardinality.MANY_TO_ONE,
+                 (Evidence(Signal.DECLARED_TEST, 1.0, f"declared by {d.origin.value} {d.source_id or ''}".strip()),),
+                 origins=(d.origin,))
+            for d in project.declared_links if not d.written and d.child.relation != d.parent.relation]
 
 
-def read_links_file(path: Path, project: Project) -> tuple[list[GraphLink], str | None]:
-    """Links from links.json that point at columns of `project`, and a notice when unusable."""
-    if not path.exists():
-        return [], None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError):
-        return [], f"{path} is not readable JSON: ignored (run `dbt-schema-link link` again)"
-    if not isinstance(data, dict) or not isinstance(data.get("links"), list):
-        return [], f"{path} has no `links` list: ignored"
-    if data.get("format") not in (None, LINKS_FORMAT):
-        return [], f"{path} has format {data.get('format')!r}, not {LINKS_FORMAT!r}: ignored"
-    out: list[GraphLink] = []
-    for raw in data["links"]:
-        if not isinstance(raw, dict):
+def project_links(path: Path, project: Project, written_min_confidence: float) -> list[Link]:
+    """links.json's links whose columns the project has (declared links of the manifest first,
+    so a declaration newer than links.json still joins). Raises LinkSetFormatError for a file of
+    another format version; no file: declared links only."""
+    stored = read_links_file(path) or []
+    out = declared_links(project)
+    for link in stored:
+        if link.provenance is Provenance.WRITTEN and link.confidence < written_min_confidence:
+            continue  # the data no longer supports what was written: reported by `link`, never joined on
+        pairs = tuple((c, p) for c, p in link.pairs()
+                      if project.column_ref(c.relation, c.column) and project.column_ref(p.relation, p.column))
+        if not pairs:
             continue
-        kind = raw.get("kind") if isinstance(raw.get("kind"), str) else "inferred"
-        if raw.get("status") in ("rejected", "refuted"):
-            continue
-        try:
-            confidence = float(raw.get("confidence", 1.0 if kind == "declared" else 0.5))
-        except (TypeError, ValueError):
-            confidence = 0.5
-        confidence = max(0.0, min(1.0, confidence))
-        # The same join seen through lineage copies (e.g. marts joining marts) is a join too.
-        pairs = [(raw.get("child"), raw.get("parent"))]
-        if kind != "lineage":
-            pairs += [(c.get("child"), c.get("parent")) for c in raw.get("collapsed") or [] if isinstance(c, dict)]
-        for raw_child, raw_parent in pairs:
-            child, parent = _ref(raw_child, project), _ref(raw_parent, project)
-            if child is None or parent is None or child.relation == parent.relation:
-                continue
-            out.append(GraphLink(child, parent, kind, confidence))
-    return out, None
-
-
-def declared_links(project: Project) -> list[GraphLink]:
-    """The project's own declared links (relationships tests, FK constraints, entities)."""
-    return [GraphLink(d.child, d.parent, "declared", 1.0) for d in project.declared_links
-            if d.child.relation != d.parent.relation]
+        first, rest = pairs[0], pairs[1:]
+        out.append(replace(link, child=first[0], parent=first[1], collapsed=rest if link.is_join else ()))
+    return out

@@ -26,6 +26,7 @@ from dbt_schema_link.linker.ranking import best_first
 from dbt_schema_link.linker.store import LinkIndex
 from dbt_schema_link.linker.text import question_terms, terms
 from dbt_schema_link.linker.values import ValueHit
+from dbt_schema_link.links import CONFIDENCE_BARS
 
 
 #: Entering a bridge relation costs 1 - BRIDGE_COST_SPAN (best scored) to 1 (worst) in join completion.
@@ -80,7 +81,7 @@ class LinkSettings:
     max_path_cost: float = 8.0  # join completion: longest path searched between two terminals (a hop costs 1-3)
     # spans: a unit is one schema (or project); a question may use a second unit joined to the first
     span_ratio: float = 0.9  # ... when that unit's localization score is at least this share of the best's
-    span_confidence: float = 0.9  # ... through links at or above this confidence (weaker ones never cross units)
+    span_confidence: float = CONFIDENCE_BARS.span_units  # ... through links at or above this confidence (weaker ones never cross units)
     max_spans: int = 1  # units an answer may add to its own
 
     def with_overrides(self, overrides: dict | None) -> "LinkSettings":
@@ -538,7 +539,7 @@ class Linker:
             cc, pc = corpus.columns[edge.child], corpus.columns[edge.parent]
             cr, pr = corpus.relations[cc.relation], corpus.relations[pc.relation]
             joins.append(JoinPick(e, cr.unique_id, cr.identifier, cc.name, pr.unique_id, pr.identifier, pc.name,
-                                  edge.kind, edge.confidence))
+                                  edge.provenance, edge.confidence, edge.written_confidence))
         return Answer(id, question, hint, candidates, unsure, rels_out, joins,
                       [corpus.relations[r].unique_id for r in unjoined], self.retrieval)
 

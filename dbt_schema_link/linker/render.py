@@ -185,7 +185,7 @@ class Renderer:
         if group is None:
             text = self._assemble(frame, slot, [])
             return Rendered(text, count_tokens(text), "linked")
-        join_lines = [f"JOIN {j.on}" for j in answer.joins]
+        join_lines = [j.line() for j in answer.joins]
         units = [group.group] + [c.group for c in answer.spans]
         group_rels = [int(r) for r in np.flatnonzero(np.isin(idx.rel_group, units))]
         # Whole group schema, if it fits (costed line by line, stopping once it cannot).
@@ -215,12 +215,12 @@ class Renderer:
             new_joins = [j for j in answer.joins if pick.unique_id in (j.child_uid, j.parent_uid)
                          and {j.child_uid, j.parent_uid} - {pick.unique_id} <= {corpus.relations[r].unique_id for r in chosen_cols}]
             cost = self.header_cost(pick.relation) + sum(self.column_cost(c) for c in unit) \
-                + sum(count_line(f"JOIN {j.on}") + 1 for j in new_joins)
+                + sum(count_line(j.line()) + 1 for j in new_joins)
             if used + cost > budget:
                 break  # what is left is further from the best model: the rendered part stays connected
             used += cost
             chosen_cols[pick.relation] = list(unit)
-            joins_in += [f"JOIN {j.on}" for j in new_joins]
+            joins_in += [j.line() for j in new_joins]
         fill: list[int] = [c.column for p in answer.relations if p.relation in chosen_cols for c in p.columns]
         fill += [c.column for p in answer.relations if p.relation not in chosen_cols for c in p.columns]
         if col_scores is not None:

@@ -24,13 +24,14 @@ from dbt_schema_link.linker.answer import Answer
 from dbt_schema_link.linker.documents import GROUP_MODES, ProjectInput
 from dbt_schema_link.linker.embedder import DEFAULT_MODEL, NO_MODEL, load_embedder
 from dbt_schema_link.linker.hook import LinkerHook
-from dbt_schema_link.linker.linkfile import declared_links, read_links_file
+from dbt_schema_link.linker.linkfile import project_links
 from dbt_schema_link.linker.pipeline import Linker, LinkSettings
 from dbt_schema_link.linker.render import DEFAULT_BUDGET, DEFAULT_TEMPLATE, Renderer
 from dbt_schema_link.linker.store import BuildReport, build_index, fingerprint, load_index, read_meta
+from dbt_schema_link.links import CONFIDENCE_BARS
 from dbt_schema_link.profiling.stored import stored_profiles
 from dbt_schema_link.profiling.records import ProfileSet
-from dbt_schema_link.project_config import ProjectPaths, locate
+from dbt_schema_link.project_config import ProjectPaths, locate, project_vars
 
 Progress = Callable[[str], None]
 
@@ -60,6 +61,17 @@ def input_files(paths: Sequence[ProjectPaths]) -> list[Path]:
     return out
 
 
+def written_min_confidence(paths: ProjectPaths) -> float:
+    """The write bar of the project (``vars: {schema_link: {write: {min_confidence}}}``): a link
+    `write` wrote is joined on only while the data still scores it at least this."""
+    config = project_vars(paths.project_dir).get("write", {})
+    value = config.get("min_confidence") if isinstance(config, dict) else None
+    try:
+        return min(1.0, max(0.0, float(value))) if value is not None else CONFIDENCE_BARS.write_test
+    except (TypeError, ValueError):
+        return CONFIDENCE_BARS.write_test
+
+
 def load_inputs(paths: Sequence[ProjectPaths], notice: Progress = _ignore) -> list[ProjectInput]:
     """Projects as the index sees them: records, cached profiles (sample values), join links."""
     inputs = []
@@ -68,11 +80,8 @@ def load_inputs(paths: Sequence[ProjectPaths], notice: Progress = _ignore) -> li
         if not project.has_catalog:
             notice(f"notice: {p.target_dir / 'catalog.json'} not found: column types and undocumented columns "
                    f"are missing (run `dbt docs generate`)")
-        links = declared_links(project)  # tests on sources included: the reader resolves their child
-        inferred, problem = read_links_file(p.links_json, project)
-        if problem:
-            notice(f"notice: {problem}")
-        links += inferred
+        # tests on sources included: the manifest reader resolves their child
+        links = project_links(p.links_json, project, written_min_confidence(p))
         inputs.append(ProjectInput(project, _profiles(p, project), links))
     return inputs
 

@@ -45,9 +45,10 @@ from dbt_schema_link.linker.graph import JoinGraph
 from dbt_schema_link.linker.lexical import LexicalIndex
 from dbt_schema_link.linker.text import terms
 from dbt_schema_link.linker.values import ValueIndex
+from dbt_schema_link.links import Provenance
 
 INDEX_FORMAT = "dbt_schema_link/index"
-INDEX_VERSION = 1
+INDEX_VERSION = 2  # 2: edges carry provenance and the written confidence
 EMBED_BATCH = 256
 
 Progress = Callable[[str], None]
@@ -290,7 +291,7 @@ def save_index(index: LinkIndex, index_dir: Path) -> None:
         "columns": [[col.relation, col.name, col.data_type, col.description, col.tags, col.values, col.is_pk]
                     for col in c.columns],
         "groups": [asdict(g) for g in c.groups],
-        "edges": [[e.child, e.parent, e.kind, e.confidence] for e in c.edges],
+        "edges": [[e.child, e.parent, e.provenance.value, e.confidence, e.written_confidence] for e in c.edges],
         "col_keys": index.col_keys,
         "rel_keys": index.rel_keys,
         "col_vocab": index.col_lex.vocab_list(),
@@ -336,7 +337,7 @@ def load_index(index_dir: Path) -> LinkIndex:
         columns = [ColumnDoc(relation=c[0], name=c[1], data_type=c[2], description=c[3], tags=c[4], values=c[5],
                              is_pk=c[6]) for c in docs["columns"]]
         groups = [GroupDoc(**g) for g in docs["groups"]]
-        edges = [EdgeDoc(e[0], e[1], e[2], e[3]) for e in docs["edges"]]
+        edges = [EdgeDoc(e[0], e[1], Provenance(e[2]), e[3], e[4]) for e in docs["edges"]]
         corpus = Corpus(relations, columns, groups, edges)
         col_vectors = rel_vectors = None
         if meta.get("model"):

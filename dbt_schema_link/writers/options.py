@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from dbt_schema_link.errors import SchemaLinkError
+from dbt_schema_link.links import CONFIDENCE_BARS
 from dbt_schema_link.writers.doc_records import DocsMode, parse_modes
 
 SEVERITIES = ("warn", "error")
@@ -28,7 +29,7 @@ class SemanticSpec(str, Enum):
 
 @dataclass(frozen=True)
 class WriteOptions:
-    min_confidence: float = 0.7  # calibrated: links at >= 0.7 were ~97% declared FKs on held-back data
+    min_confidence: float = CONFIDENCE_BARS.write_test  # write bar (links.ConfidenceBars); calibrated
     severity: str = "warn"  # for inferred links
     declared_severity: str = "error"  # for links declared elsewhere
     tests: bool = True

@@ -8,53 +8,12 @@ from enum import Enum
 from pathlib import Path
 
 from dbt_schema_link.artifacts.records import ColumnRef
+from dbt_schema_link.links import Cardinality, Link, LinkKind
 
 
-class RelationshipType(str, Enum):
-    """Cardinality of child -> parent, serialised with dbterd's short codes.
-
-    dbterd reads ``meta.relationship_type`` of a relationships test as the long form
-    (``many-to-one``...); anything it does not recognise is drawn as ``n1``.
-    """
-
-    MANY_TO_ONE = "n1"
-    ONE_TO_ONE = "11"
-    ONE_TO_MANY = "1n"
-    MANY_TO_MANY = "nn"
-    ZERO_TO_ONE = "01"
-    ZERO_TO_MANY = "0n"
-
-    @property
-    def meta_value(self) -> str:
-        """The spelling dbterd reads from ``meta.relationship_type``."""
-        return _LONG[self]
-
-    @property
-    def phrase(self) -> str:
-        """For column descriptions: ``many-to-one``."""
-        return _LONG[self]
-
-    @classmethod
-    def parse(cls, value: str | RelationshipType) -> RelationshipType:
-        """Accept the short code (``n1``), dbterd's long form or an enum-like name."""
-        if isinstance(value, RelationshipType):
-            return value
-        text = str(value).strip().lower().replace("_", "-")
-        for member in cls:
-            if text in (member.value, _LONG[member]):
-                return member
-        valid = ", ".join(f"{m.value}/{_LONG[m]}" for m in cls)
-        raise ValueError(f"unknown relationship type {value!r}: use one of {valid}")
-
-
-_LONG = {
-    RelationshipType.MANY_TO_ONE: "many-to-one",
-    RelationshipType.ONE_TO_ONE: "one-to-one",
-    RelationshipType.ONE_TO_MANY: "one-to-many",
-    RelationshipType.MANY_TO_MANY: "many-to-many",
-    RelationshipType.ZERO_TO_ONE: "zero-to-one",
-    RelationshipType.ZERO_TO_MANY: "zero-to-many",
-}
+#: Cardinality of child -> parent: the link record's one enum (dbterd's spellings are its
+#: ``code`` and ``meta_value``); the writers' historical name for it.
+RelationshipType = Cardinality
 
 
 @dataclass(frozen=True, order=True)
@@ -79,6 +38,14 @@ class AcceptedLink:
 
     def __str__(self) -> str:
         return f"{self.child} -> {self.parent}"
+
+    @classmethod
+    def of(cls, link: Link) -> "AcceptedLink":
+        """The writer's view of one link record: a declared one is materialised as declared
+        elsewhere (a warehouse FK, a semantic entity); the summary names its strongest signals."""
+        top = sorted(link.evidence, key=lambda e: -e.contribution)[:3]
+        return cls(link.child, link.parent, link.confidence, link.cardinality,
+                   "; ".join(e.signal.value for e in top), declared_elsewhere=link.kind is LinkKind.DECLARED)
 
 
 class ChangeKind(str, Enum):

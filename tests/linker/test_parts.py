@@ -136,10 +136,11 @@ def test_gold_columns_reports_what_it_cannot_resolve():
 
 def test_lineage_copies_are_not_joins_and_upstream_layers_are_superseded():
     """raw.id → stg.customer_id is a pass-through copy: no join edge between them, raw is
-    superseded, and the join orders.customer_id → raw.id also holds for the stg copy."""
+    superseded, and the join orders.customer_id → raw.id holds for the stg copy discovery carried
+    it to (the record's collapsed pairs): one edge per pair."""
     from dbt_schema_link.artifacts.records import Column, ColumnRef, Project, Relation, ResourceType
     from dbt_schema_link.linker.documents import ProjectInput, build_corpus
-    from dbt_schema_link.linker.linkfile import GraphLink
+    from dbt_schema_link.links import Cardinality, Link, Provenance
 
     def rel(uid, cols):
         return Relation(uid, ResourceType.MODEL, uid.split(".")[-1], "p", "db", "s", uid.split(".")[-1],
@@ -149,10 +150,14 @@ def test_lineage_copies_are_not_joins_and_upstream_layers_are_superseded():
                                           rel("model.p.orders", ["order_id", "customer_id"])]}
     project = Project("p", "1.11", "duckdb", relations)
     ref = ColumnRef
+    def link(child, parent, provenance, confidence, collapsed=()):
+        return Link(child, parent, provenance, confidence, Cardinality.MANY_TO_ONE, collapsed=collapsed)
+
     links = [
-        GraphLink(ref("model.p.stg", "customer_id"), ref("model.p.raw", "id"), "lineage", 1.0),
-        GraphLink(ref("model.p.stg", "name"), ref("model.p.raw", "name"), "lineage", 1.0),
-        GraphLink(ref("model.p.orders", "customer_id"), ref("model.p.raw", "id"), "inferred", 0.9),
+        link(ref("model.p.stg", "customer_id"), ref("model.p.raw", "id"), Provenance.LINEAGE, 1.0),
+        link(ref("model.p.stg", "name"), ref("model.p.raw", "name"), Provenance.LINEAGE, 1.0),
+        link(ref("model.p.orders", "customer_id"), ref("model.p.raw", "id"), Provenance.INFERRED, 0.9,
+             collapsed=((ref("model.p.orders", "customer_id"), ref("model.p.stg", "customer_id")),)),
     ]
     corpus = build_corpus([ProjectInput(project=project, profiles=None, links=links)])
     names = {i: r.short_name for i, r in enumerate(corpus.relations)}

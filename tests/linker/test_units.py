@@ -31,7 +31,8 @@ def quiet(_msg: str) -> None:
 def _link(child: str, ccol: str, parent: str, pcol: str, confidence: float) -> dict:
     return {"child": {"relation": f"source.threeschema.{child}", "column": ccol},
             "parent": {"relation": f"source.threeschema.{parent}", "column": pcol},
-            "kind": "inferred", "confidence": confidence, "evidence": []}
+            "provenance": "inferred", "kind": "inferred", "confidence": confidence, "cardinality": "many_to_one",
+            "evidence": []}
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +47,7 @@ def three_schema(tmp_path_factory, embedder) -> Path:
     ]
     out = dest / "target" / "schema_link" / "links.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"format": "dbt_schema_link/links", "links": links}), encoding="utf-8")
+    out.write_text(json.dumps({"format": "dbt_schema_link/links", "format_version": 2, "links": links}), encoding="utf-8")
     report = index([dest], notice=quiet)
     assert report.groups == 3  # linked schemas are not merged into one unit
     return dest
