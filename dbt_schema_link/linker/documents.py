@@ -64,6 +64,7 @@ class RelationDoc:
     # True when a downstream model passes most of this relation's columns through (lineage):
     # the question should be answered from that model, not from every layer of one table.
     superseded: bool = False
+    layer: int = 0  # depth in the DAG: sources and seeds 0, models one more than their deepest parent
     col_start: int = 0
     col_end: int = 0
 
@@ -165,6 +166,7 @@ def build_corpus(inputs: list[ProjectInput], group_by: str = "auto") -> Corpus:
         names_seen[pname] = names_seen.get(pname, 0) + 1
         if names_seen[pname] > 1:
             pname = f"{pname}#{names_seen[pname]}"
+        layers = _layers(project)
         for uid in sorted(project.relations):
             rel = project.relations[uid]
             if not rel.columns:
@@ -183,6 +185,7 @@ def build_corpus(inputs: list[ProjectInput], group_by: str = "auto") -> Corpus:
                 description=rel.description or "",
                 tags=list(rel.tags),
                 primary_key=list(rel.primary_key),
+                layer=layers.get(uid, 0),
                 col_start=len(columns),
             )
             rel_index[(pos, uid)] = len(relations)
@@ -227,6 +230,30 @@ def build_corpus(inputs: list[ProjectInput], group_by: str = "auto") -> Corpus:
                 relations[up].superseded = True
     groups = _assign_groups(relations, mode)
     return Corpus(relations, columns, groups, edges)
+
+
+def _layers(project: Project) -> dict[str, int]:
+    """Each relation's depth in the DAG (relations only; cycles and missing parents are depth 0)."""
+    parents = {uid: [p for p in (project.parent_map.get(uid) or rel.depends_on) if p in project.relations and p != uid]
+               for uid, rel in project.relations.items()}
+    depth: dict[str, int] = {}
+    for start in sorted(parents):
+        stack = [(start, False)]
+        seen: set[str] = set()
+        while stack:
+            uid, done = stack.pop()
+            if uid in depth:
+                continue
+            if done:
+                depth[uid] = 1 + max((depth.get(p, 0) for p in parents[uid]), default=-1)
+                continue
+            if uid in seen:
+                depth[uid] = 0  # a cycle: stop here
+                continue
+            seen.add(uid)
+            stack.append((uid, True))
+            stack.extend((p, False) for p in parents[uid] if p not in depth)
+    return depth
 
 
 def _assign_groups(relations: list[RelationDoc], mode: str) -> list[GroupDoc]:

@@ -30,13 +30,19 @@ def edge_weight(confidence: float) -> float:
     return 1.0 - math.log(max(0.01, min(1.0, confidence)))
 
 
+#: Extra cost of an edge between two layers of the DAG (a seed and a staging model, staging and
+#: marts): a join holds at every layer, so join completion stays inside one layer when it can and
+#: never detours through another layer's relations for a join the same layer has.
+CROSS_LAYER_COST = 0.5
+
+
 class JoinGraph:
     """`rel_group` (the localization unit of each relation) lets join completion search only the
     units an answer uses: the edges are kept sorted by the pair of units they connect, so a
     question touches the edges of its own units, never the whole warehouse's."""
 
     def __init__(self, edges: Sequence[EdgeDoc], columns: Sequence[ColumnDoc], n_relations: int,
-                 rel_group: np.ndarray | None = None):
+                 rel_group: np.ndarray | None = None, rel_layer: Sequence[int] | None = None):
         self.edges = list(edges)
         self.columns = columns
         self.n = n_relations
@@ -49,6 +55,8 @@ class JoinGraph:
             if a == b:
                 continue
             w = edge_weight(e.confidence)
+            if rel_layer is not None and rel_layer[a] != rel_layer[b]:
+                w += CROSS_LAYER_COST
             self.adj[a].append(Adjacent(b, i, w))
             self.adj[b].append(Adjacent(a, i, w))
             for key in ((a, b), (b, a)):

@@ -131,7 +131,7 @@ class LinkIndex:
         n = len(corpus.relations)
         self.col_relation = np.fromiter((c.relation for c in corpus.columns), dtype=np.int32, count=len(corpus.columns))
         self.rel_group = np.fromiter((r.group for r in corpus.relations), dtype=np.int32, count=n)
-        self.graph = JoinGraph(corpus.edges, corpus.columns, n, self.rel_group)
+        self.graph = JoinGraph(corpus.edges, corpus.columns, n, self.rel_group, [r.layer for r in corpus.relations])
         self.rel_superseded = np.fromiter((r.superseded for r in corpus.relations), dtype=bool, count=n)
         self.col_group = self.rel_group[self.col_relation] if len(self.col_relation) else np.zeros(0, dtype=np.int32)
         self.rel_start = np.fromiter((r.col_start for r in corpus.relations), dtype=np.int64, count=n)
