@@ -65,7 +65,7 @@ class LinkRun:
     project: Project
     profiles: ProfileSet | None
     links: object  # discovery.LinkSet
-    #: `check`: how the inferred links differ from those `write` wrote (link_check.LinkDifference)
+    #: how the inferred links differ from those `write` wrote (link_check.LinkDifference)
     differences: list = field(default_factory=list)
 
 
@@ -73,10 +73,11 @@ def link(paths: ProjectPaths, inv: DbtInvocation, settings_overrides: dict | Non
          options: ProfileOptions = ProfileOptions(), use_warehouse: bool = True, verify: bool = True,
          refresh: bool = False, select: Sequence[str] = (), exclude: Sequence[str] = (),
          progress: Progress | None = None, build_artifacts: bool = False, notice: Progress | None = None,
-         check: bool = False, log_dir: str | Path | None = None) -> LinkRun:
+         log_dir: str | Path | None = None) -> LinkRun:
     """Profile (unless told not to), infer join candidates, write links.json and links.md.
-    `check`: the tests `write` generated are not taken as declared links but must be inferred
-    again; `run.differences` lists new joins and written links that no longer hold."""
+    The tests `write` generated are never taken as declared links: they are inferred again
+    (provenance written); `run.differences` lists new joins and written links that no longer
+    hold (`link --check` prints them all and fails on any)."""
     from dbt_schema_link.discovery import DiscoverySettings, discover
     from dbt_schema_link.discovery.report import render_markdown
 
@@ -94,7 +95,7 @@ def link(paths: ProjectPaths, inv: DbtInvocation, settings_overrides: dict | Non
     links = discover(project, profiles, settings, verifier, progress)
     atomic_write_text(paths.links_json, links.to_json())
     atomic_write_text(paths.links_md, render_markdown(links, project))
-    return LinkRun(project, profiles, links, _differences(paths, project, links) if check else [])
+    return LinkRun(project, profiles, links, _differences(paths, project, links))
 
 
 def _differences(paths: ProjectPaths, project: Project, links) -> list:
@@ -113,7 +114,9 @@ def _differences(paths: ProjectPaths, project: Project, links) -> list:
               if a.confidence >= options.min_confidence and type_clash(project, a) is None]
     state, _ = read_state(paths.project_dir / options.state_file)
     handled = {a.key() for a in candidates if state.has("tests", link_key(a))}
-    confidences = {(l.child.key(), l.parent.key()): l.confidence for l in links.links if l.kind is LinkKind.INFERRED}
+    # a written link the data no longer yields is kept at confidence 0: "not inferred any more"
+    confidences = {(l.child.key(), l.parent.key()): l.confidence for l in links.links
+                   if l.kind is LinkKind.INFERRED and l.confidence > 0}
     return compare(wanted, written_links(project), confidences, handled, options.min_confidence)
 
 

@@ -158,10 +158,15 @@ def cmd_link(args) -> int:
         paths, _invocation(args), _settings_overrides(args.set), _options(args),
         use_warehouse=not args.no_profile, verify=not args.no_verify, refresh=args.refresh,
         select=args.select, exclude=args.exclude, progress=report, build_artifacts=args.build_artifacts,
-        notice=_notice, check=args.check, log_dir=_log_path(args),
+        notice=_notice, log_dir=_log_path(args),
     )
     if args.check:
         return _finish_check(run)
+    from dbt_schema_link.link_check import Difference
+
+    for difference in run.differences:
+        if difference.kind is Difference.NO_LONGER_HOLDS:  # ask and MCP no longer join on it
+            _notice(f"notice: {difference.line()}")
     if args.format == "json":
         print(run.links.to_json(), end="")
     else:

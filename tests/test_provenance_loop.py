@@ -214,3 +214,29 @@ def test_a_join_declared_on_marts_holds_on_staging(shopfront, tmp_path):
     assert not [r for r in names if r.startswith("raw_")], names  # never through the seeds
     joined = {j["child"]["name"] for j in answer["joins"]} | {j["parent"]["name"] for j in answer["joins"]}
     assert joined == names and len(answer["joins"]) == len(names) - 1, answer["joins"]  # a tree, no detour
+
+
+def test_a_written_link_the_data_no_longer_supports_is_reported_and_not_joined_on(shopfront, tmp_path):
+    import shutil
+
+    dest = tmp_path / "shopfront"
+    shutil.copytree(shopfront.path, dest, symlinks=True, ignore=shutil.ignore_patterns("logs"))
+    project = BuiltProject(dest, shopfront.target, {**shopfront.env, "RELIABILITY_DUCKDB_PATH": str(tmp_path / "db.duckdb")})
+    project.dbt("build")
+    project.cli("link", *project.project_args(), "--quiet")
+    project.cli("write", *project.project_args(), "--quiet")
+    pair = ("stg_payments.order_id", "stg_orders.order_id")
+    # every order id now appears twice: stg_orders.order_id is no key any more
+    seed = dest / "seeds" / "raw_orders.csv"
+    rows = seed.read_text().splitlines()
+    seed.write_text("\n".join(rows + rows[1:]) + "\n")
+    project.dbt("build", "--exclude", "test_type:data")
+    project.dbt("docs", "generate")
+    out = project.cli("link", "--refresh", *project.project_args())  # the data changed, not the code
+    links = _joins(project)
+    link = links[pair]
+    assert link["provenance"] == "written" and link["confidence"] < 0.7, link
+    assert f"written link no longer holds: model.shopfront.{pair[0]} -> model.shopfront.{pair[1]}" in out.stderr
+    project.cli("index", *project.project_args(), "--quiet")
+    (text, data), = _join_path(project, tmp_path, [("stg_payments", "stg_orders")])
+    assert not any(h["on"] == "stg_payments.order_id = stg_orders.order_id" for h in data["hops"]), text
