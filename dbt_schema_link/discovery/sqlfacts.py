@@ -315,17 +315,23 @@ class _Resolver:
         return out
 
     def _aggregated(self, scope: Scope, projection: exp.Expr, depth: int) -> bool:
+        """The projection counts or sums, or is computed from a CTE's / subquery's output that
+        does (``coalesce(per.n, 0)`` where ``per.n`` is ``count(id)``)."""
         inner = _unwrap(projection)
         if any(isinstance(node, _AGGREGATES) for node in inner.walk()):
             return True
-        if depth > 32 or not isinstance(inner, exp.Column) or isinstance(inner.this, exp.Star):
+        if depth > 32:
             return False
-        sources = [scope.sources.get(inner.table)] if inner.table else list(scope.sources.values())
-        for source in sources:  # a CTE's / subquery's output column of that name
-            if isinstance(source, Scope) and isinstance(source.expression, exp.Select):
-                for proj in source.expression.selects:
-                    if proj.alias_or_name.lower() == inner.name.lower():
-                        return self._aggregated(source, proj, depth + 1)
+        columns = [inner] if isinstance(inner, exp.Column) else list(inner.find_all(exp.Column))
+        for column in columns:
+            if isinstance(column.this, exp.Star):
+                continue
+            sources = [scope.sources.get(column.table)] if column.table else list(scope.sources.values())
+            for source in sources:
+                if isinstance(source, Scope) and isinstance(source.expression, exp.Select):
+                    for proj in source.expression.selects:
+                        if proj.alias_or_name.lower() == column.name.lower() and self._aggregated(source, proj, depth + 1):
+                            return True
         return False
 
     # -- resolution ----------------------------------------------------------------------

@@ -9,7 +9,7 @@ from dbt_schema_link.artifacts.records import LinkOrigin
 from dbt_schema_link.discovery import (
     Cardinality, DiscoverySettings, LinkSet, Signal, Trap, discover, render_markdown,
 )
-from dbt_schema_link.discovery.records import NAME_SIGNALS
+from dbt_schema_link.discovery.records import NAME_SIGNALS, Provenance
 from dbt_schema_link.profiling.records import ContainmentResult
 from tests.discovery.builders import Warehouse, pairs
 
@@ -129,6 +129,44 @@ def test_declared_pairs_are_reported_as_declared_not_inferred_again():
     assert links.declared[0].origins == (LinkOrigin.FK_CONSTRAINT, LinkOrigin.RELATIONSHIPS_TEST)
     assert links.declared[0].has(Signal.DECLARED_TEST) and links.declared[0].has(Signal.DECLARED_CONSTRAINT)
     assert links.declared[0].confidence == 1.0
+
+
+def test_a_written_test_is_inferred_again_and_never_promoted_to_declared():
+    from dbt_schema_link.artifacts.records import DeclaredLink
+
+    w = customers_orders()
+    child, parent = w.ref("source.shop.raw.orders.customer_id"), w.ref("source.shop.raw.customers.customer_id")
+    inferred = run(w).inferred[0]
+    w.declared.append(DeclaredLink(child, parent, LinkOrigin.RELATIONSHIPS_TEST, "test.shop.gen", written=True,
+                                   written_confidence=0.91))
+    links = run(w)
+    assert links.declared == [] and len(links.inferred) == 1
+    link = links.inferred[0]
+    assert link.provenance is Provenance.WRITTEN and link.written_confidence == 0.91
+    assert link.confidence == inferred.confidence  # what the data says now, not 1.0
+    assert link.has(Signal.WRITTEN_TEST) and "written by dbt-schema-link at 0.91" in link.provenance_text()
+
+
+def test_a_written_test_the_data_no_longer_supports_stays_written_at_its_confidence_now():
+    from dbt_schema_link.artifacts.records import DeclaredLink
+
+    w = customers_orders(child_type="DATE", child_values=[f"2024-01-{d:02d}" for d in range(1, 29)] * 5)
+    w.declared.append(DeclaredLink(w.ref("source.shop.raw.orders.customer_id"),
+                                   w.ref("source.shop.raw.customers.customer_id"), LinkOrigin.RELATIONSHIPS_TEST,
+                                   "test.shop.gen", written=True, written_confidence=0.8))
+    links = run(w)
+    (link,) = links.inferred
+    assert link.provenance is Provenance.WRITTEN and link.confidence == 0.0 and links.counts["written_unsupported"] == 1
+    assert any("not inferred from the data now" in e.detail for e in link.evidence)
+
+
+@pytest.mark.parametrize("measure", ["number_of_orders", "order_count", "n_orders", "total_orders"])
+def test_a_count_named_after_a_relation_is_not_its_foreign_key(measure):
+    rng = random.Random(5)
+    w = Warehouse()
+    w.table("orders", {"order_id": (INT, ids(300)), "status": (TEXT, ["a"] * 300)})
+    w.table("customers", {"customer_id": (INT, ids(80)), measure: (INT, [rng.randint(1, 9) for _ in range(80)])})
+    assert [l for l in run(w).inferred if l.child.column == measure] == []
 
 
 def test_a_pair_declared_the_other_way_round_is_not_inferred_either():

@@ -127,3 +127,17 @@ def test_lineage_through_union_all_and_subqueries():
         select i.order_id from "db"."raw"."items" i''')
     copies = {(str(c.column), str(c.source)) for c in extract_sql_facts(w.project()).copies}
     assert copies == {(f"{m}.order_id", f"{ids['payments']}.order_id"), (f"{m}.order_id", f"{ids['items']}.order_id")}
+
+
+def test_counts_and_sums_are_aggregates_through_ctes_but_min_max_and_copies_are_not():
+    w, ids = shop()
+    model = w.model("customer_stats", types={"customer_id": "INTEGER", "number_of_orders": "INTEGER",
+                                             "paid": "INTEGER", "last_order_id": "INTEGER"},
+                    depends_on=list(ids.values()), sql='''
+        with per as (select user_id, count(id) as n, max(id) as last_id from "db"."raw"."orders" group by 1),
+             pay as (select order_id, sum(amount) as amount from "db"."raw"."payments" group by 1)
+        select c.id as customer_id, coalesce(per.n, 0) as number_of_orders, pay.amount as paid,
+               per.last_id as last_order_id
+        from "db"."raw"."customers" c left join per on per.user_id = c.id left join pay on pay.order_id = per.last_id''')
+    facts = extract_sql_facts(w.project())
+    assert {r.column for r in facts.aggregates if r.relation == model} == {"number_of_orders", "paid"}
