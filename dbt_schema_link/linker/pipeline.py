@@ -32,6 +32,16 @@ from dbt_schema_link.links import CONFIDENCE_BARS
 #: Entering a bridge relation costs 1 - BRIDGE_COST_SPAN (best scored) to 1 (worst) in join completion.
 BRIDGE_COST_SPAN = 0.5
 _COUNT_RE = re.compile(r"\b(how many|number of|count|counts|total number)\b", re.IGNORECASE)
+#: Questions about a time grain or order in time ("per month", "each year", "over time", "latest")
+#: need the relation's date column even when no word names it.
+_GRAIN_RE = re.compile(
+    r"\b((per|each|every|by|a|in|over|which|what) (day|week|month|quarter|year|date)s?|over time|daily|weekly|monthly|"
+    r"quarterly|yearly|annual(ly)?|trend|latest|most recent|earliest|oldest|newest|"
+    r"between \d{4}|in \d{4}|year over year|month over month)\b", re.IGNORECASE)
+#: Column types and names (dates are often stored as text) that hold a point in time.
+_TEMPORAL_TYPE_RE = re.compile(r"date|time", re.IGNORECASE)
+_TEMPORAL_NAME_RE = re.compile(r"(^|_)(date|day|time|timestamp|ts)($|_)|_(at|on|dt)$|^(created|updated|ordered|opened)",
+                               re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -77,6 +87,7 @@ class LinkSettings:
     per_relation: int = 6  # non-key columns per relation at most
     w_label: float = 0.15  # the name/title column of a model the question names (SELECT name ...)
     count_key: int = 1  # questions that count things keep the primary key of the best model (COUNT(id))
+    time_key: int = 1  # time-grain questions ("per month", "latest") keep the best date column of the best model
     keys_in_budget: int = 1  # join keys count against max_columns (0: keys come on top)
     max_path_cost: float = 8.0  # join completion: longest path searched between two terminals (a hop costs 1-3)
     # spans: a unit is one schema (or project); a question may use a second unit joined to the first
@@ -109,9 +120,17 @@ class Evidence:
     rel: np.ndarray  # fused relation score
     rel_name: np.ndarray
     counts: bool = False  # the question asks how many
+    time_grain: bool = False  # the question groups or orders by time (per month, latest, ...)
     loc: np.ndarray | None = None  # column score used for localization
     rel_loc: np.ndarray | None = None  # relation score used for localization
     terms: Sequence[str] = ()  # the question's (and hint's) terms
+
+
+def _is_temporal(column) -> bool:
+    """A date/time type, or a name that says so (dates are often stored as text)."""
+    if column.data_type and _TEMPORAL_TYPE_RE.search(column.data_type):
+        return True
+    return bool(_TEMPORAL_NAME_RE.search(column.name)) and "bool" not in (column.data_type or "").lower()
 
 
 def _segment_max(values: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -184,7 +203,8 @@ class Linker:
         rel_loc = (s.l_rel_dense * rel_dense + s.l_rel_lex * rlex + s.l_rel_name * rel_name
                    + _segment_max(loc, idx.rel_start, idx.rel_ncols))
         return Evidence(col.astype(np.float32), dense, lex.astype(np.float32), name_cov, value, hits,
-                        rel.astype(np.float32), rel_name, counts, loc, rel_loc.astype(np.float32), qterms)
+                        rel.astype(np.float32), rel_name, counts, bool(_GRAIN_RE.search(text)), loc,
+                        rel_loc.astype(np.float32), qterms)
 
     def _term_coverage(self, qterms: Sequence[str], n_groups: int) -> np.ndarray:
         """Per unit, the idf-weighted share of the question's terms some column document of the
@@ -418,6 +438,8 @@ class Linker:
             pk = [c for c in range(int(idx.rel_start[top]), int(idx.rel_start[top] + idx.rel_ncols[top])) if idx.col_is_pk[c]]
             if len(pk) == 1 and pk[0] not in picked[top]:
                 picked[top].append(pk[0])
+        if s.time_key and ev.time_grain and terminals:
+            self._add_time_column(ev, terminals, picked)
         n_keys = sum(len(v) for v in picked.values()) if s.keys_in_budget else 0
         # candidate non-key columns of terminal relations, by score
         cands: list[tuple[float, int, int]] = []
@@ -451,6 +473,19 @@ class Linker:
             per_rel[r] += 1
             budget -= 1
         return picked
+
+    def _add_time_column(self, ev: Evidence, terminals: set[int], picked: dict[int, list[int]]) -> None:
+        """The best-scoring date/timestamp column (by type or by name) of the best terminal
+        relation that has one, unless a picked column already is one."""
+        idx, corpus = self.index, self.index.corpus
+        for r in sorted(terminals, key=lambda r: (-float(ev.rel_name[r]), -float(ev.rel[r]), r)):
+            cols = range(int(idx.rel_start[r]), int(idx.rel_start[r] + idx.rel_ncols[r]))
+            temporal = [c for c in cols if _is_temporal(corpus.columns[c])]
+            if not temporal:
+                continue
+            if not any(c in temporal for c in picked[r]):
+                picked[r].append(max(temporal, key=lambda c: (float(ev.col[c]), -c)))
+            return
 
     # ---------------------------------------------------------------------------------------
     def link(self, question: str, hint: str | None = None, db: str | None = None,

@@ -74,6 +74,16 @@ def test_join_completion_adds_the_bridge_model_and_keys(session):
     assert a.unjoined == []
 
 
+def test_time_grain_questions_keep_the_date_column(indexed):
+    """With a tight column budget the date column makes it only because the question asks per month."""
+    question = "What is the total order amount per month?"
+    tight = {"max_columns": 4}
+    with_grain = names(open_session([indexed], notice=quiet, settings=tight).ask(question))
+    without = names(open_session([indexed], notice=quiet, settings={**tight, "time_key": 0}).ask(question))
+    assert "order_date" in with_grain["orders"] and "amount" in with_grain["orders"], with_grain
+    assert "order_date" not in without.get("orders", set()), without
+
+
 def test_value_index_matches_question_literals(session):
     a = session.ask("How many orders were cancelled?")
     cols = {c.name: c for r in a.relations for c in r.columns}

@@ -1,0 +1,57 @@
+"""The one link record (dbt_schema_link/links.py): its JSON, its one reader, its enums."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dbt_schema_link.artifacts.records import ColumnRef
+from dbt_schema_link.links import (
+    LINKS_FORMAT, LINKS_FORMAT_VERSION, Cardinality, Evidence, Link, LinkKind, LinkSetFormatError, Provenance, Signal,
+    format_confidence, read_links_file,
+)
+
+WRITTEN = Link(ColumnRef("model.p.orders", "customer_id"), ColumnRef("model.p.customers", "customer_id"),
+               Provenance.WRITTEN, 0.8312, Cardinality.MANY_TO_ONE,
+               (Evidence(Signal.WRITTEN_TEST, 0.0, "written by dbt-schema-link at 0.91"),),
+               collapsed=((ColumnRef("model.p.stg_orders", "customer_id"), ColumnRef("model.p.stg_customers", "id")),),
+               written_confidence=0.91)
+
+
+def _file(tmp_path, links, version=LINKS_FORMAT_VERSION):
+    path = tmp_path / "links.json"
+    path.write_text(json.dumps({"format": LINKS_FORMAT, "format_version": version, "links": links}))
+    return path
+
+
+def test_a_record_survives_its_json_and_says_where_it_comes_from(tmp_path):
+    (again,) = read_links_file(_file(tmp_path, [WRITTEN.to_json()]))
+    assert again == WRITTEN
+    assert again.kind is LinkKind.INFERRED and again.is_join
+    assert again.pairs()[1] == (ColumnRef("model.p.stg_orders", "customer_id"), ColumnRef("model.p.stg_customers", "id"))
+    assert again.provenance_text() == "written by dbt-schema-link at 0.91, confidence now 0.83"
+
+
+def test_the_reader_is_strict_about_the_format_version(tmp_path):
+    assert read_links_file(tmp_path / "missing.json") is None
+    with pytest.raises(LinkSetFormatError, match=r"format_version 1.*run `dbt-schema-link link` again"):
+        read_links_file(_file(tmp_path, [], version=1))
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(LinkSetFormatError, match="not valid JSON"):
+        read_links_file(bad)
+    with pytest.raises(LinkSetFormatError, match="malformed"):
+        read_links_file(_file(tmp_path, [{"child": {"relation": "x", "column": "y"}}]))
+
+
+def test_one_cardinality_enum_with_dbterd_spellings():
+    assert Cardinality.parse("n1") is Cardinality.parse("many-to-one") is Cardinality.MANY_TO_ONE
+    assert Cardinality.ONE_TO_ONE.code == "11" and Cardinality.ONE_TO_ONE.meta_value == "one-to-one"
+    with pytest.raises(ValueError, match="unknown relationship type"):
+        Cardinality.parse("sideways")
+
+
+def test_confidences_read_the_same_everywhere():
+    assert format_confidence(0.998) == "0.99"  # never a certain-looking 1.00 for an inferred link
+    assert format_confidence(1.0) == "1.00" and format_confidence(0.7) == "0.70" and format_confidence(0.0) == "0.00"
