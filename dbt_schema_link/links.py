@@ -177,8 +177,11 @@ def round4(x: float) -> float:
 
 def format_confidence(confidence: float) -> str:
     """The one way a confidence is shown to people (terminal, links.md, ask, MCP): two decimals,
-    rounded down, so 0.998 never reads as a certain 1.00 that only declared links have."""
-    shown = math.floor(round4(confidence) * 100 + 1e-9) / 100
+    and never the 1.00 only certain (declared) links have for an inferred 0.998."""
+    value = round4(confidence)
+    shown = round(value, 2)
+    if shown >= 1.0 and value < 1.0:
+        shown = 0.99
     return f"{shown:.2f}"
 
 

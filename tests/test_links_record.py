@@ -53,5 +53,5 @@ def test_one_cardinality_enum_with_dbterd_spellings():
 
 
 def test_confidences_read_the_same_everywhere():
-    assert format_confidence(0.998) == "0.99"  # never a certain-looking 1.00 for an inferred link
+    assert format_confidence(0.998) == "0.99" and format_confidence(0.6875) == "0.69"  # 1.00 only when certain
     assert format_confidence(1.0) == "1.00" and format_confidence(0.7) == "0.70" and format_confidence(0.0) == "0.00"

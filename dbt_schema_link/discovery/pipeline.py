@@ -184,7 +184,7 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
     if unsupported:
         counts["written_unsupported"] = unsupported
         notes.append(f"{unsupported} link(s) written by dbt-schema-link are not inferred from the data any more "
-                     "(provenance written, confidence now below the keep bar): check the data or remove the test")
+                     "(kept as written, at the confidence the pair scores now): check the data or remove the test")
     lap("selection")
     lineage_links = _lineage_links(facts, features)
     members = _lineage_members(facts, lineage_uf)
