@@ -57,7 +57,9 @@ def input_files(paths: Sequence[ProjectPaths]) -> list[Path]:
     """The artifacts an index is built from (its fingerprint covers them; the MCP server watches them)."""
     out = []
     for p in paths:
-        out += [p.target_dir / "manifest.json", p.target_dir / "catalog.json", p.profiles_json, p.links_json]
+        # dbt_project.yml: its vars hold the write bar that decides which written links join
+        out += [p.target_dir / "manifest.json", p.target_dir / "catalog.json", p.profiles_json, p.links_json,
+                p.project_dir / "dbt_project.yml"]
     return out
 
 
