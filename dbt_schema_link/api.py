@@ -8,6 +8,7 @@ from typing import Callable, Sequence
 
 from dbt_schema_link.artifacts.manifest import read_project
 from dbt_schema_link.artifacts.records import Project
+from dbt_schema_link.artifacts.scope import SETTING as PACKAGES_SETTING, read_in_scope
 from dbt_schema_link.dbt_runner import DbtInvocation
 from dbt_schema_link.fileio import atomic_write_text
 from dbt_schema_link.profiling.build_log import LOG_DIR, read_build_log
@@ -49,7 +50,7 @@ def profile(paths: ProjectPaths, inv: DbtInvocation, options: ProfileOptions = P
     for line in unread:
         (notice or progress or _ignore)(line)
     prepare_artifacts(paths, inv, need_catalog=True, build=build_artifacts, notice=notice or progress)
-    project = read_project(paths.target_dir, require_catalog=True, project_dir=paths.project_dir)
+    project = read_in_scope(paths, require_catalog=True)
     profiles = profile_project(project, inv, paths.profiles_json, options, select, exclude, refresh, progress,
                                builds=builds)
     return ProfileRun(project, profiles)
@@ -81,14 +82,14 @@ def link(paths: ProjectPaths, inv: DbtInvocation, settings_overrides: dict | Non
     from dbt_schema_link.discovery.report import render_markdown
     from dbt_schema_link.link_check import without_written
 
-    configured = {k: v for k, v in project_vars(paths.project_dir).items() if k != "write"}
+    configured = {k: v for k, v in project_vars(paths.project_dir).items() if k not in ("write", PACKAGES_SETTING)}
     settings = DiscoverySettings.from_mapping({**configured, **(settings_overrides or {})})
     if use_warehouse:
         run = profile(paths, inv, options, select, exclude, refresh, progress, build_artifacts, notice, log_dir)
         project, profiles = run.project, run.profiles
     else:
         prepare_artifacts(paths, inv, need_catalog=False, build=build_artifacts, notice=notice or progress)
-        project = read_project(paths.target_dir, require_catalog=False, project_dir=paths.project_dir)
+        project = read_in_scope(paths, require_catalog=False)
         profiles = cached_profiles(paths, project)
     verifier = warehouse_verifier(inv, progress) if (use_warehouse and verify) else None
     links = discover(without_written(project) if check else project, profiles, settings, verifier, progress)
