@@ -68,6 +68,8 @@ class LinkRun:
     links: object  # discovery.LinkSet
     #: `check`: how the inferred links differ from those `write` wrote (link_check.LinkDifference)
     differences: list = field(default_factory=list)
+    #: `check`: links left out of the comparison because `write` cannot write them, per package
+    left_out: dict[str, int] = field(default_factory=dict)
 
 
 def link(paths: ProjectPaths, inv: DbtInvocation, settings_overrides: dict | None = None,
@@ -95,27 +97,39 @@ def link(paths: ProjectPaths, inv: DbtInvocation, settings_overrides: dict | Non
     links = discover(without_written(project) if check else project, profiles, settings, verifier, progress)
     atomic_write_text(paths.links_json, links.to_json())
     atomic_write_text(paths.links_md, render_markdown(links, project))
-    return LinkRun(project, profiles, links, _differences(paths, project, links) if check else [])
+    run = LinkRun(project, profiles, links)
+    if check:
+        run.differences, run.left_out = _differences(paths, project, links)
+    return run
 
 
-def _differences(paths: ProjectPaths, project: Project, links) -> list:
-    """What `write` would write now against what it wrote (link_check.compare)."""
+def _differences(paths: ProjectPaths, project: Project, links) -> tuple[list, dict[str, int]]:
+    """What `write` would write now against what it wrote (link_check.compare), and how many
+    links per package it left out because `write` cannot write them."""
     from dbt_schema_link.discovery.records import LinkKind
     from dbt_schema_link.link_check import compare, written_links
     from dbt_schema_link.writers import WriteOptions
     from dbt_schema_link.writers.column_types import type_clash
+    from dbt_schema_link.writers.plan import writable
     from dbt_schema_link.writers.state import link_key, read_state
 
     config = project_vars(paths.project_dir).get("write", {})
     options = WriteOptions.from_mapping(config if isinstance(config, dict) else {})
-    candidates = accepted_links(links)
+    candidates = []
+    left_out: dict[str, int] = {}
+    for a in accepted_links(links):
+        child = project.relations.get(a.child.relation)
+        if child is not None and not writable(project, child):
+            left_out[child.package_name] = left_out.get(child.package_name, 0) + 1
+        else:
+            candidates.append(a)
     # links whose column types differ get docs only from `write`: never a test to compare
     wanted = [(a.child, a.parent, a.confidence) for a in candidates
               if a.confidence >= options.min_confidence and type_clash(project, a) is None]
     state, _ = read_state(paths.project_dir / options.state_file)
     handled = {a.key() for a in candidates if state.has("tests", link_key(a))}
     confidences = {(l.child.key(), l.parent.key()): l.confidence for l in links.links if l.kind is LinkKind.INFERRED}
-    return compare(wanted, written_links(project), confidences, handled, options.min_confidence)
+    return compare(wanted, written_links(project), confidences, handled, options.min_confidence), dict(sorted(left_out.items()))
 
 
 def accepted_links(links, include_declared: bool = False) -> list:
@@ -157,7 +171,7 @@ def write(paths: ProjectPaths, inv: DbtInvocation, overrides: dict, mode, includ
     from dbt_schema_link.writers import WriteOptions, write_back
 
     prepare_artifacts(paths, inv, need_catalog=False, build=build_artifacts, notice=notice)
-    project = read_project(paths.target_dir, require_catalog=False, project_dir=paths.project_dir)
+    project = read_in_scope(paths, require_catalog=False)  # as `link` saw it: links name its nodes
     linkset = load_links(paths)
     links = accepted_links(linkset, include_declared)
     config = project_vars(paths.project_dir).get("write", {})

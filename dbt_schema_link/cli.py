@@ -182,8 +182,13 @@ def _log_path(args) -> str | None:
 
 def _finish_check(run) -> int:
     """`link --check`: one line per difference on stdout; exit 1 when there is any."""
+    from dbt_schema_link.writers.records import PACKAGE_REASON
+
     for difference in run.differences:
         print(difference.line())
+    for package, n in run.left_out.items():
+        print(f"link --check: left out {n} link(s) on relations of package {package}: `write` cannot write them "
+              f"({PACKAGE_REASON})", file=sys.stderr)
     if run.differences:
         print(f"link --check: {len(run.differences)} difference(s) between the inferred links and the written "
               f"ones", file=sys.stderr)

@@ -88,6 +88,12 @@ def plan_writes(project: Project, links: Sequence[AcceptedLink], options: WriteO
     return plan
 
 
+def writable(project: Project, child: Relation) -> bool:
+    """Whether a link on this child can be written: it belongs to the root project (an installed
+    package's files are not the user's; see records.PACKAGE_REASON)."""
+    return not (project.project_name and child.package_name and child.package_name != project.project_name)
+
+
 def select_links(project: Project, links: Sequence[AcceptedLink], options: WriteOptions,
                  plan: WritePlan) -> list[AcceptedLink]:
     """Drop links below the threshold, on unknown relations or other packages; one per pair."""
@@ -108,9 +114,9 @@ def select_links(project: Project, links: Sequence[AcceptedLink], options: Write
             reason = f"confidence {link.confidence:.2f} is below min_confidence {options.min_confidence:.2f}"
             plan.skipped.append(Skipped(link, "link", reason))
             continue
-        if project.project_name and child.package_name and child.package_name != project.project_name:
+        if not writable(project, child):
             reason = f"{child.name} belongs to package {child.package_name}; only the root project's files are edited"
-            plan.skipped.append(Skipped(link, "link", reason))
+            plan.skipped.append(Skipped(link, "link", reason, package=child.package_name))
             continue
         current = best.get(link.key())
         if current is None or (link.declared_elsewhere, link.confidence) > (current.declared_elsewhere, current.confidence):
