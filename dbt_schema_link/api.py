@@ -227,7 +227,7 @@ def docs_coverage(paths: ProjectPaths, inv: DbtInvocation, fail_under: float | N
         raise SchemaLinkError(f"the threshold must be a share between 0 and 1 (e.g. 0.8), got {fail_under}",
                               option="fail_under")
     prepare_artifacts(paths, inv, need_catalog=False, build=build_artifacts, notice=notice)
-    project = read_project(paths.target_dir, require_catalog=False, project_dir=paths.project_dir)
+    project = read_in_scope(paths, require_catalog=False)  # a source over a seed is counted once, as the seed
     if not project.has_catalog and notice is not None:
         notice("notice: no catalog.json: columns the YAML never mentions are not counted (run `dbt docs generate`)")
     config = project_vars(paths.project_dir).get("write", {})
