@@ -66,6 +66,8 @@ class RelationDoc:
     superseded: bool = False
     col_start: int = 0
     col_end: int = 0
+    #: names of nodes over the same table folded into this one (a package's source over a seed)
+    aliases: list[str] = field(default_factory=list)
 
     def embed_text(self, columns: list[ColumnDoc]) -> str:
         text = identifier_words(self.short_name)
@@ -174,6 +176,7 @@ def build_corpus(inputs: list[ProjectInput], group_by: str = "auto") -> Corpus:
                 tags=list(rel.tags),
                 primary_key=list(rel.primary_key),
                 col_start=len(columns),
+                aliases=list(rel.aliases),
             )
             rel_index[(pos, uid)] = len(relations)
             for col in sorted(rel.columns.values(), key=lambda c: c.index):
