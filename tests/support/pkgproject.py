@@ -1,8 +1,9 @@
 """A root dbt project that installs a local package of its own (for issue 34's tests).
 
-The root project holds only seeds (a small GitHub-like warehouse, generated here) and
-configuration; the installed package `ghpkg` declares sources over those seeds (each `identifier`
-set by a var, as SaaS connector packages do), staging views and two documented marts.
+The root project holds seeds (a small GitHub-like warehouse, generated here; one of them,
+`team_repositories`, read by no package) and configuration; the installed package `ghpkg` declares
+sources over the other seeds (each `identifier` set by a var, as SaaS connector packages do),
+staging views and two documented marts.
 """
 
 from __future__ import annotations
@@ -148,6 +149,10 @@ def _seeds(out: Path, seed: int = 34) -> None:
             pulls.append((len(pulls) + 9000, i, "true" if rng.random() < 0.7 else "false"))
     rows["gh_issue_data"] = issues
     rows["gh_pull_request_data"] = pulls
+    # the root project's own table, read by no package: its join to the package's repositories
+    # is one `write` can write (a test in the root project's YAML)
+    rows["team_repositories"] = [("team", "repository_id")] + [
+        (f"team{t}", r) for t in range(1, 6) for r in rng.sample(repos[:8], 3)]
     out.mkdir(parents=True, exist_ok=True)
     for name, table in rows.items():
         with (out / f"{name}.csv").open("w", newline="", encoding="utf-8") as fh:
