@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from dbt_schema_link.artifacts.manifest import read_project
-from dbt_schema_link.artifacts.records import Project
+from dbt_schema_link.artifacts.records import Project, Relation
 from dbt_schema_link.artifacts.scope import SETTING as PACKAGES_SETTING, read_in_scope
 from dbt_schema_link.dbt_runner import DbtInvocation
 from dbt_schema_link.fileio import atomic_write_text
@@ -115,21 +115,28 @@ def _differences(paths: ProjectPaths, project: Project, links) -> tuple[list, di
 
     config = project_vars(paths.project_dir).get("write", {})
     options = WriteOptions.from_mapping(config if isinstance(config, dict) else {})
+    def unwritable(relation_id: str) -> Relation | None:
+        child = project.relations.get(relation_id)
+        if child is None or writable(project, child) or (options.package_tests and options.tests):
+            return None
+        return child
+
     candidates = []
     left_out: dict[str, int] = {}
     for a in accepted_links(links):
-        child = project.relations.get(a.child.relation)
-        if child is not None and not writable(project, child):
+        child = unwritable(a.child.relation)
+        if child is not None:
             left_out[child.package_name] = left_out.get(child.package_name, 0) + 1
         else:
             candidates.append(a)
+    written = [d for d in written_links(project) if unwritable(d.child.relation) is None]
     # links whose column types differ get docs only from `write`: never a test to compare
     wanted = [(a.child, a.parent, a.confidence) for a in candidates
               if a.confidence >= options.min_confidence and type_clash(project, a) is None]
     state, _ = read_state(paths.project_dir / options.state_file)
     handled = {a.key() for a in candidates if state.has("tests", link_key(a))}
     confidences = {(l.child.key(), l.parent.key()): l.confidence for l in links.links if l.kind is LinkKind.INFERRED}
-    return compare(wanted, written_links(project), confidences, handled, options.min_confidence), dict(sorted(left_out.items()))
+    return compare(wanted, written, confidences, handled, options.min_confidence), dict(sorted(left_out.items()))
 
 
 def accepted_links(links, include_declared: bool = False) -> list:

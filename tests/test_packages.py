@@ -1,9 +1,10 @@
 """A project built from an installed package, for real (dbt + DuckDB): the root project has the
 seeds, a local package of this test's own has sources over them (`identifier` by var), staging
 views and documented marts. `link` profiles and links the package's relations, a source over a
-seed is that seed (no duplicate links, no join path through the copy), `write` says once why it
-cannot write into the package, `link --check` passes after `write`, and `docs-coverage` counts
-the package's documented models."""
+seed is that seed (no duplicate links, no join path through the copy), `write` writes the
+package's links as data tests in the root project (or, with `package_tests: false`, says once why
+it cannot), `link --check` passes after `write`, and `docs-coverage` counts the package's
+documented models."""
 
 from __future__ import annotations
 
@@ -91,19 +92,23 @@ def test_join_path_between_marts_stays_in_the_modelled_layers(linked):
         "seed.pkgroot.gh_repository_data"
 
 
-def test_write_reports_package_links_once_and_check_passes_after_it(linked):
+def test_write_puts_package_links_into_data_tests_and_check_passes_after_it(linked):
     project, runs = linked
-    lines = runs["write"].stderr.splitlines()
-    assert [line for line in lines if line.startswith("not writable:")] == [
-        "not writable: 4 link(s) on relations of package ghpkg: only the root project's files are edited: the "
-        "package's own YAML is replaced by `dbt deps`, and dbt refuses a second entry for a node the package "
-        "already describes"]
     assert "test team_repositories.repository_id -> gh_repository_data.id" in runs["write"].stderr
-    assert not (project.path / "dbt_packages" / PACKAGE_NAME / "models" / "staging" / "_stg_gh__issue__schema_link.yml").exists()
+    written = sorted(p.name for p in (project.path / "tests" / "schema_link").iterdir())
+    assert written == ["stg_gh__issue__repository_id__stg_gh__repository__repository_id.sql",
+                       "stg_gh__issue__user_id__stg_gh__user__user_id.sql",
+                       "stg_gh__pull_request__issue_id__stg_gh__issue__issue_id.sql",
+                       "stg_gh__repository__owner_user_id__stg_gh__user__user_id.sql"]
+    assert runs["write"].stderr.count("(package ghpkg)") == 4 and "not writable" not in runs["write"].stderr
+    assert not list((project.path / "dbt_packages" / PACKAGE_NAME).rglob("*schema_link*"))  # nothing in the package
+    tested = project.dbt("test", "-s", "tag:schema_link")
+    assert tested.stdout.count(" PASS ") == 5 and "WARN=0 ERROR=0" in tested.stdout, tested.stdout[-2000:]
+    again = project.cli("write", *project.project_args())
+    assert "nothing to write" in again.stderr
     check = project.cli("link", "--check", *project.project_args(), check=False)
     assert check.returncode == 0, check.stdout + check.stderr
-    assert check.stdout == ""
-    assert "left out 4 link(s) on relations of package ghpkg" in check.stderr
+    assert check.stdout == "" and "left out" not in check.stderr
     assert "the written links match the inferred ones" in check.stderr
 
 
@@ -122,8 +127,41 @@ def test_docs_coverage_counts_the_packages_documented_models(linked):
 def test_verbosity_flags_are_accepted_everywhere(linked):
     project, _ = linked
     verbose = project.cli("write", "--dry-run", "-v", *project.project_args())
-    assert verbose.stderr.count("not written: model.ghpkg.") == 4
+    assert "not written: seed.pkgroot.team_repositories.repository_id" in verbose.stderr  # already written
     quiet = project.cli("docs-coverage", "-q", *project.project_args())
     assert quiet.stdout.startswith("# Documentation coverage")
     both = project.cli("link", "-q", "-v", "--no-profile", *project.project_args(), check=False)
     assert both.returncode == 2 and "not allowed with argument" in both.stderr
+
+
+def test_a_data_test_finds_orphan_keys(linked):
+    import duckdb
+
+    project, _ = linked
+    with duckdb.connect(project.env["PKG_DUCKDB_PATH"]) as con:  # an issue in a repository nobody loaded
+        con.execute("insert into main.gh_issue_data values (9999, 999, 1, 'orphan', false)")
+    try:
+        tested = project.dbt("test", "-s", "stg_gh__issue__repository_id__stg_gh__repository__repository_id")
+        assert "WARN=1" in tested.stdout, tested.stdout[-2000:]
+    finally:
+        with duckdb.connect(project.env["PKG_DUCKDB_PATH"]) as con:
+            con.execute("delete from main.gh_issue_data where id = 9999")
+
+
+def test_without_package_tests_links_on_packages_are_reported_once(linked):
+    project, _ = linked
+    yml = project.path / "dbt_project.yml"
+    original = yml.read_text()
+    yml.write_text(original.replace("vars:\n", "vars:\n  schema_link:\n    write:\n      package_tests: false\n", 1))
+    try:
+        dry = project.cli("write", "--dry-run", *project.project_args())
+        assert [line for line in dry.stderr.splitlines() if line.startswith("not writable:")] == [
+            "not writable: 4 link(s) on relations of package ghpkg: only the root project's files are edited: the "
+            "package's own YAML is replaced by `dbt deps`, and dbt refuses a second entry for a node the package "
+            "already describes"]
+        check = project.cli("link", "--check", "--build-artifacts", *project.project_args(), check=False)
+        assert "left out 4 link(s) on relations of package ghpkg" in check.stderr
+        # the data tests written before are still written links: they must still be inferred
+        assert check.returncode == 0, check.stdout + check.stderr
+    finally:
+        yml.write_text(original)
