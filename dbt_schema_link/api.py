@@ -178,7 +178,7 @@ def write(paths: ProjectPaths, inv: DbtInvocation, overrides: dict, mode, includ
     from dbt_schema_link.writers import WriteOptions, write_back
 
     prepare_artifacts(paths, inv, need_catalog=False, build=build_artifacts, notice=notice)
-    project = read_in_scope(paths, require_catalog=False)  # as `link` saw it: links name its nodes
+    project = read_in_scope(paths, require_catalog=False, one_node=False)
     linkset = load_links(paths)
     links = accepted_links(linkset, include_declared)
     config = project_vars(paths.project_dir).get("write", {})

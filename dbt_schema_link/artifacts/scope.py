@@ -82,9 +82,10 @@ def package_counts(relations: list[Relation] | tuple[Relation, ...], root: str) 
     return dict(sorted(out.items()))
 
 
-def read_in_scope(paths: ProjectPaths, require_catalog: bool) -> Project:
+def read_in_scope(paths: ProjectPaths, require_catalog: bool, one_node: bool = True) -> Project:
     """The project as profiling, discovery, `link --check` and the index read it: the relations
-    in scope (`vars.schema_link.packages`), one node per database object (identity.py)."""
+    in scope (`vars.schema_link.packages`), one node per database object (identity.py; `write`
+    keeps every node: a links file may name any of them, and each has its own YAML entry)."""
     project = read_project(paths.target_dir, require_catalog=require_catalog, project_dir=paths.project_dir)
-    scope = PackageScope.from_setting(project_vars(paths.project_dir).get(SETTING))
-    return one_node_per_object(scoped(project, scope))
+    project = scoped(project, PackageScope.from_setting(project_vars(paths.project_dir).get(SETTING)))
+    return one_node_per_object(project) if one_node else project
