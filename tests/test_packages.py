@@ -165,3 +165,10 @@ def test_without_package_tests_links_on_packages_are_reported_once(linked):
         assert check.returncode == 0, check.stdout + check.stderr
     finally:
         yml.write_text(original)
+
+
+def test_the_build_hook_profiles_the_packages_models(linked):
+    project, _ = linked
+    project.dbt("run", "--vars", "{schema_link_on_run_end: true}")
+    profiled = project.cli("profile", "--build-artifacts", *project.project_args())
+    assert "(6 from the build, 5 unchanged, from cache)" in profiled.stderr, profiled.stderr
