@@ -124,6 +124,14 @@ def test_docs_coverage_counts_the_packages_documented_models(linked):
     assert packages["pkgroot"]["relations"] == 5
 
 
+def test_drafts_are_never_written_into_a_package(linked):
+    project, _ = linked
+    dry = project.cli("write", "--docs", "draft", "--dry-run", *project.project_args())
+    touched = [line.split()[1].rstrip(":") for line in dry.stderr.splitlines() if line.startswith(("create ", "update "))]
+    assert touched and all(path.startswith("seeds/") or path == "schema_link_state.json" for path in touched), touched
+    assert "dbt_packages" not in dry.stdout
+
+
 def test_verbosity_flags_are_accepted_everywhere(linked):
     project, _ = linked
     verbose = project.cli("write", "--dry-run", "-v", *project.project_args())
