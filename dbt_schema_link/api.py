@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from dbt_schema_link.artifacts.manifest import read_project
-from dbt_schema_link.artifacts.records import Project
+from dbt_schema_link.artifacts.records import Project, Relation
+from dbt_schema_link.artifacts.scope import SETTING as PACKAGES_SETTING, read_in_scope
 from dbt_schema_link.dbt_runner import DbtInvocation
 from dbt_schema_link.fileio import atomic_write_text
 from dbt_schema_link.profiling.build_log import LOG_DIR, read_build_log
@@ -49,7 +50,7 @@ def profile(paths: ProjectPaths, inv: DbtInvocation, options: ProfileOptions = P
     for line in unread:
         (notice or progress or _ignore)(line)
     prepare_artifacts(paths, inv, need_catalog=True, build=build_artifacts, notice=notice or progress)
-    project = read_project(paths.target_dir, require_catalog=True, project_dir=paths.project_dir)
+    project = read_in_scope(paths, require_catalog=True)
     profiles = profile_project(project, inv, paths.profiles_json, options, select, exclude, refresh, progress,
                                builds=builds)
     return ProfileRun(project, profiles)
@@ -67,6 +68,8 @@ class LinkRun:
     links: object  # discovery.LinkSet
     #: how the inferred links differ from those `write` wrote (link_check.LinkDifference)
     differences: list = field(default_factory=list)
+    #: links left out of the comparison because `write` cannot write them, per package
+    left_out: dict[str, int] = field(default_factory=dict)
 
 
 def link(paths: ProjectPaths, inv: DbtInvocation, settings_overrides: dict | None = None,
@@ -81,34 +84,52 @@ def link(paths: ProjectPaths, inv: DbtInvocation, settings_overrides: dict | Non
     from dbt_schema_link.discovery import DiscoverySettings, discover
     from dbt_schema_link.discovery.report import render_markdown
 
-    configured = {k: v for k, v in project_vars(paths.project_dir).items() if k != "write"}
+    configured = {k: v for k, v in project_vars(paths.project_dir).items() if k not in ("write", PACKAGES_SETTING)}
     settings = DiscoverySettings.from_mapping({**configured, **(settings_overrides or {})})
     if use_warehouse:
         run = profile(paths, inv, options, select, exclude, refresh, progress, build_artifacts, notice, log_dir)
         project, profiles = run.project, run.profiles
     else:
         prepare_artifacts(paths, inv, need_catalog=False, build=build_artifacts, notice=notice or progress)
-        project = read_project(paths.target_dir, require_catalog=False, project_dir=paths.project_dir)
+        project = read_in_scope(paths, require_catalog=False)
         profiles = cached_profiles(paths, project)
     verifier = warehouse_verifier(inv, progress) if (use_warehouse and verify) else None
     # tests `write` generated are never declarations: discovery infers them again (provenance written)
     links = discover(project, profiles, settings, verifier, progress)
     atomic_write_text(paths.links_json, links.to_json())
     atomic_write_text(paths.links_md, render_markdown(links, project))
-    return LinkRun(project, profiles, links, _differences(paths, project, links))
+    run = LinkRun(project, profiles, links)
+    run.differences, run.left_out = _differences(paths, project, links)
+    return run
 
 
-def _differences(paths: ProjectPaths, project: Project, links) -> list:
-    """What `write` would write now against what it wrote (link_check.compare)."""
+def _differences(paths: ProjectPaths, project: Project, links) -> tuple[list, dict[str, int]]:
+    """What `write` would write now against what it wrote (link_check.compare), and how many
+    links per package it left out because `write` cannot write them."""
     from dbt_schema_link.discovery.records import LinkKind
     from dbt_schema_link.link_check import compare, written_links
     from dbt_schema_link.writers import WriteOptions
     from dbt_schema_link.writers.column_types import type_clash
+    from dbt_schema_link.writers.plan import writable
     from dbt_schema_link.writers.state import link_key, read_state
 
     config = project_vars(paths.project_dir).get("write", {})
     options = WriteOptions.from_mapping(config if isinstance(config, dict) else {})
-    candidates = accepted_links(links)
+    def unwritable(relation_id: str) -> Relation | None:
+        child = project.relations.get(relation_id)
+        if child is None or writable(project, child) or (options.package_tests and options.tests):
+            return None
+        return child
+
+    candidates = []
+    left_out: dict[str, int] = {}
+    for a in accepted_links(links):
+        child = unwritable(a.child.relation)
+        if child is not None:
+            left_out[child.package_name] = left_out.get(child.package_name, 0) + 1
+        else:
+            candidates.append(a)
+    written = [d for d in written_links(project) if unwritable(d.child.relation) is None]
     # links whose column types differ get docs only from `write`: never a test to compare
     wanted = [(a.child, a.parent, a.confidence) for a in candidates
               if a.confidence >= options.min_confidence and type_clash(project, a) is None]
@@ -117,7 +138,7 @@ def _differences(paths: ProjectPaths, project: Project, links) -> list:
     # a written link the data no longer yields is kept at confidence 0: "not inferred any more"
     confidences = {(l.child.key(), l.parent.key()): l.confidence for l in links.links
                    if l.kind is LinkKind.INFERRED and l.confidence > 0}
-    return compare(wanted, written_links(project), confidences, handled, options.min_confidence)
+    return compare(wanted, written, confidences, handled, options.min_confidence), dict(sorted(left_out.items()))
 
 
 def accepted_links(links, include_declared: bool = False) -> list:
@@ -150,7 +171,7 @@ def write(paths: ProjectPaths, inv: DbtInvocation, overrides: dict, mode, includ
     from dbt_schema_link.writers import WriteOptions, write_back
 
     prepare_artifacts(paths, inv, need_catalog=False, build=build_artifacts, notice=notice)
-    project = read_project(paths.target_dir, require_catalog=False, project_dir=paths.project_dir)
+    project = read_in_scope(paths, require_catalog=False, one_node=False)
     linkset = load_links(paths)
     links = accepted_links(linkset, include_declared)
     config = project_vars(paths.project_dir).get("write", {})
@@ -206,7 +227,7 @@ def docs_coverage(paths: ProjectPaths, inv: DbtInvocation, fail_under: float | N
         raise SchemaLinkError(f"the threshold must be a share between 0 and 1 (e.g. 0.8), got {fail_under}",
                               option="fail_under")
     prepare_artifacts(paths, inv, need_catalog=False, build=build_artifacts, notice=notice)
-    project = read_project(paths.target_dir, require_catalog=False, project_dir=paths.project_dir)
+    project = read_in_scope(paths, require_catalog=False)  # a source over a seed is counted once, as the seed
     if not project.has_catalog and notice is not None:
         notice("notice: no catalog.json: columns the YAML never mentions are not counted (run `dbt docs generate`)")
     config = project_vars(paths.project_dir).get("write", {})

@@ -64,7 +64,11 @@ def _project_args(p: argparse.ArgumentParser, several: bool = False, artifacts: 
     g.add_argument("--profiles-dir", default=None, help="directory of profiles.yml (default: dbt's own lookup)")
     g.add_argument("--target", "-t", default=None, help="dbt target (profile output) to use")
     g.add_argument("--dbt", dest="dbt_executable", default=None, help="dbt executable (default: the one beside this Python)")
-    g.add_argument("--quiet", "-q", action="store_true", help="no progress messages on stderr")
+    loudness = g.add_mutually_exclusive_group()
+    loudness.add_argument("--quiet", "-q", action="store_true", help="no progress messages on stderr")
+    loudness.add_argument("--verbose", "-v", action="store_true",
+                          help="more detail on stderr where the command has it (link: wall time of each "
+                               "discovery stage; write: every link not written, and why)")
     if artifacts:
         g.add_argument("--build-artifacts", action="store_true",
                        help="run `dbt docs generate` first when manifest.json/catalog.json are missing or "
@@ -187,8 +191,13 @@ def _log_path(args) -> str | None:
 
 def _finish_check(run) -> int:
     """`link --check`: one line per difference on stdout; exit 1 when there is any."""
+    from dbt_schema_link.writers.records import PACKAGE_REASON
+
     for difference in run.differences:
         print(difference.line())
+    for package, n in run.left_out.items():
+        print(f"link --check: left out {n} link(s) on relations of package {package}: `write` cannot write them "
+              f"({PACKAGE_REASON})", file=sys.stderr)
     if run.differences:
         print(f"link --check: {len(run.differences)} difference(s) between the inferred links and the written "
               f"ones", file=sys.stderr)
@@ -224,6 +233,9 @@ def cmd_write(args) -> int:
         print(outcome.diff, end="" if outcome.diff.endswith("\n") else "\n")
     for message in outcome.messages:
         print(message, file=sys.stderr)
+    if args.verbose:
+        for skipped in outcome.plan.skipped:
+            print(f"not written: {skipped}", file=sys.stderr)
     return outcome.exit_code
 
 
@@ -400,8 +412,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a discovery setting, e.g. --set min_confidence=0.8 (repeatable)")
     p.add_argument("--format", choices=["md", "json"], default="md", help="what to print on stdout")
-    p.add_argument("--verbose", "-v", action="store_true",
-                   help="also print the wall time of each discovery stage on stderr")
     p.add_argument("--check", action="store_true",
                    help="CI: links written by `write` are inferred again, not taken as declared; print one line "
                         "per new join or written link that no longer holds, exit 1 if any")

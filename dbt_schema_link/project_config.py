@@ -66,6 +66,13 @@ def _configured_target_path(root: Path) -> str | None:
     return value if isinstance(value, str) and "{{" not in value else None
 
 
+def configured_paths(root: Path, key: str, default: str) -> list[str]:
+    """A path list of dbt_project.yml (`model-paths`, `test-paths`), or [default] when unset."""
+    paths = _load_project_yml(root).get(key)
+    found = [p for p in paths if isinstance(p, str)] if isinstance(paths, list) else []
+    return found or [default]
+
+
 def project_vars(root: Path) -> dict[str, Any]:
     """`vars.schema_link` from dbt_project.yml (a mapping), or {}."""
     variables = _load_project_yml(root).get("vars")

@@ -1,5 +1,6 @@
 {#- dbt run-operation link_schemas --args '{...}'
-    Profile every model, seed, snapshot and source of the root project inside the warehouse and
+    Profile every model, seed, snapshot and source of the root project (and of the installed
+    packages named in `packages`, or all of them with `packages: [all]`) inside the warehouse and
     print the results as the `dbt_schema_link/profiles` envelope (docs/envelope.md) through
     log(info=True), one `relation` line per physical relation. With suggest, also verify
     name/type-based join candidates by exact containment (`containment` lines) and print the
@@ -8,11 +9,11 @@
 {% macro link_schemas(
     select=none, exclude=none, k=none, sample_rows=none, sample_percent=none, sample_seed=none,
     top_n=none, top_max_distinct=none, max_columns_per_query=none, envelope=none, suggest=none,
-    min_containment=none
+    min_containment=none, packages=none
 ) %}
     {{ return(adapter.dispatch('link_schemas', 'dbt_schema_link')(
         select, exclude, k, sample_rows, sample_percent, sample_seed, top_n, top_max_distinct,
-        max_columns_per_query, envelope, suggest, min_containment)) }}
+        max_columns_per_query, envelope, suggest, min_containment, packages)) }}
 {% endmacro %}
 
 {% macro schema_link__declared_relationships() %}
@@ -79,7 +80,7 @@
 {% macro default__link_schemas(
     select=none, exclude=none, k=none, sample_rows=none, sample_percent=none, sample_seed=none,
     top_n=none, top_max_distinct=none, max_columns_per_query=none, envelope=none, suggest=none,
-    min_containment=none
+    min_containment=none, packages=none
 ) %}
     {%- if not execute -%}
         {{ return(none) }}
@@ -89,12 +90,13 @@
         'sample_percent': sample_percent, 'sample_seed': sample_seed, 'top_n': top_n,
         'top_max_distinct': top_max_distinct, 'max_columns_per_query': max_columns_per_query,
         'envelope': envelope, 'suggest': suggest, 'min_containment': min_containment,
+        'packages': packages,
     }) -%}
     {%- if opts.envelope -%}
         {%- do schema_link__envelope_begin(opts) -%}
     {%- endif -%}
 
-    {%- set collected = schema_link_collect_relations(opts.select, opts.exclude) -%}
+    {%- set collected = schema_link_collect_relations(opts.select, opts.exclude, opts.packages or false) -%}
     {%- set entries = [] -%}
     {%- set totals = {'columns': 0, 'not_profiled': 0, 'rows': 0} -%}
     {%- set sampled = [] -%}

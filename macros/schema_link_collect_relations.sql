@@ -4,7 +4,9 @@
     deduplicated by physical relation (the first node wins; the others are listed in its
     `duplicates`). Returns {relations: [{unique_id, resource_type, name, source_name, relation,
     duplicates}], skipped: [{unique_id, reason}]}. all_packages: also take installed packages'
-    nodes (used to resolve the unique_ids given to schema_link_containment). -#}
+    nodes: true for all of them (used to resolve the unique_ids given to
+    schema_link_containment, whatever package declares them), or a list of package names
+    (`all` in it: every package). -#}
 {% macro schema_link_collect_relations(select=none, exclude=none, all_packages=false) %}
     {{ return(adapter.dispatch('schema_link_collect_relations', 'dbt_schema_link')(select, exclude, all_packages)) }}
 {% endmacro %}
@@ -23,6 +25,12 @@
     {{ return(lookup) }}
 {% endmacro %}
 
+{% macro schema_link__package_wanted(package, all_packages) %}
+    {{ return(package == project_name or all_packages is sameas true
+        or (all_packages is iterable and all_packages is not string and all_packages is not mapping
+            and (package in all_packages or 'all' in all_packages))) }}
+{% endmacro %}
+
 {% macro default__schema_link_collect_relations(select=none, exclude=none, all_packages=false) %}
     {%- set rank = {'model': 0, 'seed': 1, 'snapshot': 2} -%}
     {%- set candidates = [] -%}
@@ -30,7 +38,7 @@
         {%- set ordered = [] -%}
         {%- for node in graph.nodes.values() -%}
             {%- if node.resource_type in rank
-                and (all_packages or node.package_name == project_name)
+                and schema_link__package_wanted(node.package_name, all_packages)
                 and not (node.resource_type == 'model' and node.config.materialized == 'ephemeral') -%}
                 {%- do ordered.append({
                     'sort_key': rank[node.resource_type] ~ ' ' ~ node.unique_id,
@@ -45,7 +53,7 @@
             {%- endif -%}
         {%- endfor -%}
         {%- for source in graph.sources.values() -%}
-            {%- if all_packages or source.package_name == project_name -%}
+            {%- if schema_link__package_wanted(source.package_name, all_packages) -%}
                 {%- do ordered.append({
                     'sort_key': '9 ' ~ source.unique_id,
                     'unique_id': source.unique_id,

@@ -17,6 +17,27 @@
     {{ exceptions.raise_compiler_error('dbt_schema_link: column ' ~ name ~ ' not found in ' ~ relation) }}
 {% endmacro %}
 
+{#- The warehouse relation of one model, seed, snapshot or source, looked up by unique_id in the
+    whole graph (the root project's nodes and every installed package's: a package's source may
+    name a root-project seed through a var), or a compiler error saying which lookup failed. -#}
+{% macro schema_link__relation_of(uid) %}
+    {%- set node = graph.nodes.get(uid) or graph.sources.get(uid) -%}
+    {%- if node is none or node.resource_type not in ['model', 'seed', 'snapshot', 'source'] -%}
+        {{ exceptions.raise_compiler_error('dbt_schema_link: ' ~ uid
+            ~ ' is not a model, seed, snapshot or source of this project or its packages: run `dbt parse`') }}
+    {%- endif -%}
+    {%- if node.resource_type == 'model' and node.config.materialized == 'ephemeral' -%}
+        {{ exceptions.raise_compiler_error('dbt_schema_link: ' ~ uid ~ ' is an ephemeral model: it has no relation') }}
+    {%- endif -%}
+    {%- set identifier = (node.identifier if node.resource_type == 'source' else node.alias) or node.name -%}
+    {%- set rel = adapter.get_relation(database=node.database, schema=node.schema, identifier=identifier) -%}
+    {%- if rel is none -%}
+        {{ exceptions.raise_compiler_error('dbt_schema_link: ' ~ uid ~ ' names ' ~ node.database ~ '.' ~ node.schema
+            ~ '.' ~ identifier ~ ', which does not exist in the warehouse: run `dbt build`') }}
+    {%- endif -%}
+    {{ return(rel) }}
+{% endmacro %}
+
 {% macro default__schema_link_containment(pairs, batch_size=20) %}
     {%- if not execute -%}
         {{ return(none) }}
@@ -33,20 +54,12 @@
         {%- endfor -%}
         {%- do wanted.extend([p.child, p.parent]) -%}
     {%- endfor -%}
-    {%- set collected = schema_link_collect_relations(wanted | unique | list, none, true) -%}
     {%- set by_uid = {} -%}
-    {%- for e in collected.relations -%}
-        {%- do by_uid.update({e.unique_id: e.relation}) -%}
-        {%- for d in e.duplicates -%}{%- do by_uid.update({d: e.relation}) -%}{%- endfor -%}
+    {%- for uid in wanted | unique -%}
+        {%- do by_uid.update({uid: schema_link__relation_of(uid)}) -%}
     {%- endfor -%}
     {%- set resolved = [] -%}
     {%- for p in pairs -%}
-        {%- for uid in [p.child, p.parent] -%}
-            {%- if uid not in by_uid -%}
-                {{ exceptions.raise_compiler_error('dbt_schema_link: ' ~ uid
-                    ~ ' is not a model, seed, snapshot or source whose relation exists') }}
-            {%- endif -%}
-        {%- endfor -%}
         {%- do resolved.append({
             'child': p.child,
             'child_column': schema_link__find_column(by_uid[p.child], p.child_column),

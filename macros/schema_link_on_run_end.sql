@@ -12,7 +12,8 @@
     the names it calls in the root project, where this package's helpers are not defined.)
     Read-only (the same SELECT and catalog queries as link_schemas, through
     schema_link_profile_relation), and only for the models, seeds and snapshots of the root
-    project whose result in this run is `success`. Returns no SQL. The `begin` line carries
+    project and of the installed packages in scope (vars.schema_link.packages, default all) whose
+    result in this run is `success`. Returns no SQL. The `begin` line carries
     `hook`, `invocation_id` and `target` besides what link_schemas prints, so the CLI knows which
     build a profile came from. -#}
 {% macro on_run_end(run_results=none) %}
@@ -41,15 +42,28 @@
         ~ 'of target names, got ' ~ value) }}
 {% endmacro %}
 
-{#- unique_ids of the root project's models, seeds and snapshots this run built successfully -#}
-{% macro schema_link__built_nodes(run_results) %}
+{#- Which installed packages' nodes the hook profiles too, as `dbt-schema-link` reads them
+    (vars: {schema_link: {packages: all | root | [names]}}, default all): true, false or names. -#}
+{% macro schema_link__hook_packages() %}
+    {%- set settings = var('schema_link', {}) -%}
+    {%- set value = settings.get('packages', 'all') if settings is mapping else 'all' -%}
+    {%- if value is none or value == 'all' -%}{{ return(true) }}{%- endif -%}
+    {%- if value == 'root' -%}{{ return(false) }}{%- endif -%}
+    {{ return(value) }}
+{% endmacro %}
+
+{#- unique_ids of the models, seeds and snapshots this run built successfully: the root
+    project's and those of the packages in scope (never this package's own projects) -#}
+{% macro schema_link__built_nodes(run_results, packages=false) %}
     {%- set built = [] -%}
     {%- for r in run_results or [] -%}
         {%- set node = r.node -%}
         {%- if node is not none and (r.status | string | lower) in ['success', 'runstatus.success']
             and (node.resource_type | string | lower) in ['model', 'seed', 'snapshot', 'nodetype.model',
                                                           'nodetype.seed', 'nodetype.snapshot']
-            and node.package_name == project_name -%}
+            and (node.package_name == project_name
+                 or (node.package_name not in ['dbt_schema_link', 'dbt_schema_link_integration_tests']
+                     and schema_link__package_wanted(node.package_name, packages))) -%}
             {%- do built.append(node.unique_id) -%}
         {%- endif -%}
     {%- endfor -%}
@@ -63,14 +77,15 @@
     {%- if not schema_link__on_run_end_enabled() -%}
         {{ return('') }}
     {%- endif -%}
-    {%- set built = schema_link__built_nodes(run_results if run_results is not none else results) -%}
+    {%- set packages = schema_link__hook_packages() -%}
+    {%- set built = schema_link__built_nodes(run_results if run_results is not none else results, packages) -%}
     {%- if built | length == 0 -%}
         {{ return('') }}
     {%- endif -%}
     {%- set started = modules.datetime.datetime.now() -%}
     {#- the default options, as `dbt-schema-link link` uses by default: other ones there re-profile -#}
     {%- set opts = schema_link_resolve_options({'suggest': false, 'envelope': true}) -%}
-    {%- set collected = schema_link_collect_relations(built) -%}
+    {%- set collected = schema_link_collect_relations(built, none, packages) -%}
     {%- do schema_link__envelope_begin(opts, {
         'hook': 'on_run_end',
         'invocation_id': invocation_id,

@@ -55,6 +55,7 @@
         'envelope': true,
         'suggest': true,
         'min_containment': 0.98,
+        'packages': none,
     } -%}
     {%- for key in given -%}
         {%- if key not in defaults -%}
@@ -70,6 +71,7 @@
     {%- do o.update({
         'select': schema_link__as_list(o['select'], 'select'),
         'exclude': schema_link__as_list(o['exclude'], 'exclude'),
+        'packages': schema_link__as_list(o['packages'], 'packages'),
         'k': schema_link__as_number(o['k'], 'k', 1, 1024, true),
         'sample_rows': schema_link__as_number(o['sample_rows'], 'sample_rows', 1, 1000000000000, true),
         'sample_percent': schema_link__as_number(o['sample_percent'], 'sample_percent', 0.0001, 100, false),

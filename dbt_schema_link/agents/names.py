@@ -25,7 +25,7 @@ class Lookup:
 
 def _names(rel: RelationDoc) -> set[str]:
     return {n.lower() for n in (rel.unique_id, rel.name, rel.short_name, rel.identifier, rel.relation_name,
-                                rel.relation_name.replace('"', "").replace("`", "")) if n}
+                                rel.relation_name.replace('"', "").replace("`", ""), *rel.aliases) if n}
 
 
 class RelationNames:

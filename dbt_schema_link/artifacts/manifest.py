@@ -214,6 +214,9 @@ def _declared_from_tests(manifest: dict, relations: dict[str, Relation]) -> list
         meta = _dict(node.get("test_metadata"))
         origin = _RELATIONSHIP_TESTS.get(_str(meta.get("name")))
         if origin is None:
+            written = _written_data_test(node, relations)
+            if written is not None:
+                links.append(written)
             continue
         kwargs = _dict(meta.get("kwargs"))
         parent_id = resolve_target(kwargs.get("to"), relations, _str(node.get("package_name")))
@@ -248,6 +251,19 @@ def _written_confidence(written: dict | None) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
         return None
     return float(value)
+
+
+def _written_data_test(node: dict, relations: dict[str, Relation]) -> DeclaredLink | None:
+    """A singular data test `write` generated for a link on a package's relation
+    (writers/package_tests.py): its meta names the pair."""
+    config_meta = _dict(_dict(node.get("config")).get("meta"))
+    pair = _dict(config_meta.get(WRITTEN_META_KEY) or _dict(node.get("meta")).get(WRITTEN_META_KEY))
+    child = _column_ref(relations, pair.get("child"), pair.get("child_column"))
+    parent = _column_ref(relations, pair.get("parent"), pair.get("parent_column"))
+    if child is None or parent is None:
+        return None
+    return DeclaredLink(child, parent, LinkOrigin.RELATIONSHIPS_TEST, _opt_str(node.get("unique_id")), True,
+                        _written_confidence(pair))
 
 
 def _declared_from_constraints(relations: dict[str, Relation], raw_nodes: dict) -> list[DeclaredLink]:

@@ -74,6 +74,9 @@ class Relation:
     materialized: str | None = None
     checksum: str | None = None
     enabled: bool = True
+    #: names of other nodes over the same database object, folded into this one
+    #: (artifacts/identity.py): e.g. ``github.repository``, a package's source over this seed
+    aliases: tuple[str, ...] = ()
 
     @property
     def short_name(self) -> str:
@@ -123,18 +126,25 @@ class Project:
     child_map: dict[str, list[str]] = field(default_factory=dict)
     has_catalog: bool = False
     project_dir: str | None = None
+    #: unique_id of a node folded into another over the same database object -> the one kept
+    folded: dict[str, str] = field(default_factory=dict)
 
     def column_ref(self, relation_id: str, column: str) -> ColumnRef | None:
-        rel = self.relations.get(relation_id)
+        uid = self.folded.get(relation_id, relation_id)
+        rel = self.relations.get(uid)
         col = rel.column(column) if rel else None
-        return ColumnRef(relation_id, col.name) if col else None
+        return ColumnRef(uid, col.name) if col else None
 
     def by_name(self, name: str) -> Relation | None:
         """Find a relation by unique_id, node name or identifier (case-insensitive)."""
+        name = self.folded.get(name, name)
         if name in self.relations:
             return self.relations[name]
         lowered = name.lower()
         for rel in self.relations.values():
             if lowered in (rel.name.lower(), rel.short_name.lower(), rel.identifier.lower()):
+                return rel
+        for rel in self.relations.values():
+            if any(lowered in (alias.lower(), alias.split(".")[-1].lower()) for alias in rel.aliases):
                 return rel
         return None

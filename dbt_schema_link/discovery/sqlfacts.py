@@ -121,9 +121,13 @@ def _relation_keys(rel: Relation) -> set[str]:
     for size in range(1, len(present) + 1):
         keys.add(".".join(present[-size:]).lower())
     keys.add(rel.name.lower())
-    if rel.resource_type is ResourceType.SOURCE and "." in rel.name:
-        source_name, table = rel.name.split(".", 1)
-        keys.add(f"{source_name}_{table}".lower())  # sqlfluff renders source('s','t') as s_t
+    sources = [rel.name] if rel.resource_type is ResourceType.SOURCE else []
+    # a source folded into this node (artifacts/identity.py): raw SQL still names it
+    for alias in (*sources, *rel.aliases):
+        keys.add(alias.lower())
+        if "." in alias:
+            source_name, table = alias.split(".", 1)
+            keys.add(f"{source_name}_{table}".lower())  # sqlfluff renders source('s','t') as s_t
     return keys
 
 

@@ -67,6 +67,8 @@ class RelationDoc:
     layer: int = 0  # depth in the DAG: sources and seeds 0, models one more than their deepest parent
     col_start: int = 0
     col_end: int = 0
+    #: names of nodes over the same table folded into this one (a package's source over a seed)
+    aliases: list[str] = field(default_factory=list)
 
     def embed_text(self, columns: list[ColumnDoc]) -> str:
         text = identifier_words(self.short_name)
@@ -187,6 +189,7 @@ def build_corpus(inputs: list[ProjectInput], group_by: str = "auto") -> Corpus:
                 primary_key=list(rel.primary_key),
                 layer=layers.get(uid, 0),
                 col_start=len(columns),
+                aliases=list(rel.aliases),
             )
             rel_index[(pos, uid)] = len(relations)
             for col in sorted(rel.columns.values(), key=lambda c: c.index):

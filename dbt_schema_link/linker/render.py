@@ -77,6 +77,8 @@ class Renderer:
         # Warehouse text is data: every piece is forced onto this one line, so a description or
         # value cannot start a line of its own (no fake "Question:" or instructions).
         line = f"TABLE {_one_line(rd.relation_name, 400)} -- {rd.resource_type} {_one_line(rd.name, 200)}"
+        if rd.aliases:  # a package's source over this table: the name its models use
+            line += f" (also {_one_line(', '.join(rd.aliases), 200)})"
         if rd.description:
             line += f": {_one_line(rd.description, DESCRIPTION_CHARS)}"
         return line

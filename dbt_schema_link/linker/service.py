@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
-from dbt_schema_link.artifacts.manifest import read_project
+from dbt_schema_link.artifacts.scope import read_in_scope
 from dbt_schema_link.errors import SchemaLinkError
 from dbt_schema_link.linker.answer import Answer
 from dbt_schema_link.linker.documents import GROUP_MODES, ProjectInput
@@ -78,7 +78,7 @@ def load_inputs(paths: Sequence[ProjectPaths], notice: Progress = _ignore) -> li
     """Projects as the index sees them: records, cached profiles (sample values), join links."""
     inputs = []
     for p in paths:
-        project = read_project(p.target_dir, require_catalog=False, project_dir=p.project_dir)
+        project = read_in_scope(p, require_catalog=False)
         if not project.has_catalog:
             notice(f"notice: {p.target_dir / 'catalog.json'} not found: column types and undocumented columns "
                    f"are missing (run `dbt docs generate`)")

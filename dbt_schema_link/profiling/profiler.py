@@ -14,6 +14,7 @@ from typing import Callable, Sequence
 
 from dbt_schema_link import __version__
 from dbt_schema_link.artifacts.records import Project, Relation
+from dbt_schema_link.artifacts.scope import package_counts
 from dbt_schema_link.dbt_runner import MAX_ARGS_BYTES, DbtInvocation, args_size, run_operation
 from dbt_schema_link.errors import WarehouseError
 from dbt_schema_link.profiling.build_log import BuildProfiles, take_build_profiles
@@ -34,11 +35,9 @@ class ProfilePlan:
 
 
 def select_relations(project: Project, select: Sequence[str] = (), exclude: Sequence[str] = ()) -> list[Relation]:
-    """Relations of the root project (and all sources) in a stable order, filtered by name/id."""
-    chosen = [
-        r for r in project.relations.values()
-        if r.package_name == project.project_name or not project.project_name
-    ]
+    """Every relation of the project as given — the root project's and the installed packages'
+    in scope (artifacts/scope.py) — in a stable order, filtered by name/id."""
+    chosen = list(project.relations.values())
     if select:
         wanted = {s.lower() for s in select}
         chosen = [r for r in chosen if {r.unique_id.lower(), r.name.lower(), r.short_name.lower()} & wanted]
@@ -61,13 +60,16 @@ def plan(relations: list[Relation], cache: ProfileCache, options: ProfileOptions
     return ProfilePlan(todo, cached)
 
 
-def selection_args(relations: Sequence[Relation], universe: Sequence[Relation], base: dict) -> list[tuple[dict, list[Relation]]]:
+def selection_args(relations: Sequence[Relation], universe: Sequence[Relation], base: dict,
+                   folded: Sequence[str] = ()) -> list[tuple[dict, list[Relation]]]:
     """`link_schemas` arguments that select exactly `relations` out of `universe` (every relation
     the macro would collect unfiltered), as few dbt runs as fit the command line: one `exclude`
     list when the rest is shorter (a first run excludes nothing), else `select` lists packed up to
-    MAX_ARGS_BYTES each. Returns (macro args, the relations they select) per run."""
+    MAX_ARGS_BYTES each. `folded`: nodes the macro also collects that name a relation of the
+    universe (artifacts/identity.py), excluded with the rest. Returns (macro args, the relations
+    they select) per run."""
     wanted = {r.unique_id for r in relations}
-    rest = [r.unique_id for r in universe if r.unique_id not in wanted]
+    rest = [r.unique_id for r in universe if r.unique_id not in wanted] + list(folded)
     as_exclude = {**base, "select": None, "exclude": rest}
     as_select = {**base, "select": [r.unique_id for r in relations]}
     if wanted <= {r.unique_id for r in universe} and args_size(as_exclude) <= min(args_size(as_select), MAX_ARGS_BYTES):
@@ -94,16 +96,21 @@ class _Batch:
     """Runs `link_schemas` for a list of relations and collects what came back."""
 
     def __init__(self, inv: DbtInvocation, options: ProfileOptions, progress: Progress | None, total: int,
-                 universe: Sequence[Relation]):
+                 universe: Sequence[Relation], root: str = "", folded: Sequence[str] = ()):
         self.inv, self.options, self.progress, self.total = inv, options, progress, total
         self.universe = list(universe)
+        # the macro collects the root project's relations; these packages' too
+        self.packages = sorted(package_counts(self.universe, root))
+        self.folded = list(folded)
         self.profiles: dict[str, RelationProfile] = {}
         self.failures: list[ProfileFailure] = []
         self.header: dict | None = None
 
     def run(self, relations: list[Relation]) -> None:
         base = {**self.options.macro_args(), "suggest": False, "envelope": True}
-        for args, chunk in selection_args(relations, self.universe, base):
+        if self.packages:
+            base["packages"] = self.packages
+        for args, chunk in selection_args(relations, self.universe, base, self.folded):
             self._run(chunk, args)
 
     def _run(self, relations: list[Relation], args: dict) -> None:
@@ -153,6 +160,15 @@ class _Batch:
         self.run(missing[1:])
 
 
+def _from_packages(relations: Sequence[Relation], root: str) -> str:
+    """`; 10 from packages (ghpkg 10)` for the progress line, or nothing."""
+    counts = package_counts(relations, root)
+    if not counts:
+        return ""
+    return (f"; {sum(counts.values())} from packages ("
+            + ", ".join(f"{name} {n}" for name, n in counts.items()) + ")")
+
+
 def _project_level_error(summary: str) -> str:
     if "link_schemas" in summary and ("not found" in summary or "Could not find" in summary):
         return ("dbt cannot find the macro link_schemas: add the dbt_schema_link package to packages.yml "
@@ -186,8 +202,10 @@ def profile_project(
     if progress:
         built = f"{len(from_build)} from the build, " if from_build else ""
         progress(f"profiling {len(work.to_profile)} relations in the warehouse "
-                 f"({built}{len(work.cached) - len(from_build)} unchanged, from cache)")
-    batch = _Batch(inv, options, progress, len(work.to_profile), select_relations(project))
+                 f"({built}{len(work.cached) - len(from_build)} unchanged, from cache)"
+                 f"{_from_packages(work.to_profile, project.project_name)}")
+    batch = _Batch(inv, options, progress, len(work.to_profile), select_relations(project), project.project_name,
+                   sorted(project.folded))
     batch.run(work.to_profile)
     header = batch.header or {}
     profiles = ProfileSet(

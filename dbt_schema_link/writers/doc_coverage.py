@@ -1,7 +1,8 @@
 """`dbt-schema-link docs-coverage`: how each model / seed / snapshot / source table's columns are
 documented — by people, inherited, drafted, or not at all — read from the YAML on disk (so it is
 current right after `write`, before any `dbt parse`), with the manifest's text where no YAML
-entry can be read. Read-only."""
+entry can be read. Installed packages' relations are counted from the manifest's text, per
+package (their files are the package's, never edited). Read-only."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 from pathlib import Path
 
 from dbt_schema_link.artifacts.records import Project, Relation
+from dbt_schema_link.artifacts.scope import TOOL_PACKAGES
 from dbt_schema_link.writers.doc_marker import Marker, origin
 from dbt_schema_link.writers.doc_records import (
     ColumnCoverage,
@@ -26,13 +28,15 @@ _ORDER = (DocOrigin.PERSON, DocOrigin.INHERITED, DocOrigin.DRAFTED, DocOrigin.NO
 
 
 def docs_coverage(project: Project, project_dir: Path, new_file_pattern: str = DEFAULT_NEW_FILE_PATTERN) -> CoverageReport:
+    """`project`: the relations to count (the api passes those in scope, one node per object)."""
     files: dict[Path, YamlFile | None] = {}
     report = CoverageReport()
     name = project.project_name
     for uid, rel in sorted(project.relations.items()):
-        if not rel.enabled or (name and rel.package_name and rel.package_name != name):
+        if not rel.enabled or rel.package_name in TOOL_PACKAGES and rel.package_name != name:
             continue
-        entry, readable = _entry(rel, project_dir, new_file_pattern, files)
+        in_root = not name or not rel.package_name or rel.package_name == name
+        entry, readable = _entry(rel, project_dir, new_file_pattern, files) if in_root else (None, False)
         columns = []
         for col in sorted(rel.columns.values(), key=lambda c: (c.index, c.name.lower())):
             node = find_column(entry, col.name) if readable else {"description": col.description, "meta": col.meta}
@@ -41,7 +45,7 @@ def docs_coverage(project: Project, project_dir: Path, new_file_pattern: str = D
             columns.append(ColumnCoverage(col.name, found, marker.inherited_from if found is DocOrigin.INHERITED else None))
         rel_node = entry if readable else {"description": rel.description, "meta": rel.meta}
         report.relations.append(RelationCoverage(uid, rel.name, rel.resource_type.value, origin(rel_node),
-                                                 tuple(columns)))
+                                                 tuple(columns), rel.package_name or name))
     return report
 
 
@@ -77,9 +81,14 @@ def to_json(report: CoverageReport) -> str:
         "documented": report.documented,
         "share": round(report.share, 4),
         "counts": _counts(report),
+        "packages": [
+            {"name": name, "relations": len(part.relations), "columns": part.columns, "documented": part.documented,
+             "share": round(part.share, 4), "counts": _counts(part)}
+            for name, part in report.by_package().items()
+        ],
         "relations": [
             {
-                "unique_id": r.unique_id, "name": r.name, "resource_type": r.resource_type,
+                "unique_id": r.unique_id, "name": r.name, "package": r.package, "resource_type": r.resource_type,
                 "description": r.description.value, "columns": len(r.columns), "documented": r.documented,
                 "share": round(r.share, 4), "counts": _counts(r),
                 "undocumented": [c.name for c in r.columns if c.origin is DocOrigin.NONE],
@@ -97,6 +106,15 @@ def to_markdown(report: CoverageReport) -> str:
         f"{report.documented} of {report.columns} columns documented ({report.share:.1%}): "
         + ", ".join(f"{report.count(o)} {o.value}" for o in _ORDER) + ".",
         "",
+    ]
+    packages = report.by_package()
+    if len(packages) > 1:
+        lines += ["| package | relations | columns | documented | person | inherited | drafted | none |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        lines += [f"| {name} | {len(part.relations)} | {part.columns} | {part.share:.0%} | "
+                  + " | ".join(str(part.count(o)) for o in _ORDER) + " |" for name, part in packages.items()]
+        lines.append("")
+    lines += [
         "| relation | type | description | columns | documented | person | inherited | drafted | none |",
         "|---|---|---|---:|---:|---:|---:|---:|---:|",
     ]

@@ -105,6 +105,7 @@ class RelationCoverage:
     resource_type: str
     description: DocOrigin
     columns: tuple[ColumnCoverage, ...]
+    package: str = ""  # the dbt project (root or installed package) the relation belongs to
 
     def count(self, origin: DocOrigin) -> int:
         return sum(1 for c in self.columns if c.origin is origin)
@@ -122,6 +123,13 @@ class RelationCoverage:
 @dataclass
 class CoverageReport:
     relations: list[RelationCoverage] = field(default_factory=list)
+
+    def by_package(self) -> dict[str, CoverageReport]:
+        """The report of each package's relations, by package name (the root project's too)."""
+        out: dict[str, CoverageReport] = {}
+        for rel in self.relations:
+            out.setdefault(rel.package, CoverageReport()).relations.append(rel)
+        return dict(sorted(out.items()))
 
     def count(self, origin: DocOrigin) -> int:
         return sum(r.count(origin) for r in self.relations)

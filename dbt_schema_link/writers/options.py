@@ -33,6 +33,9 @@ class WriteOptions:
     severity: str = "warn"  # for inferred links
     declared_severity: str = "error"  # for links declared elsewhere
     tests: bool = True
+    #: a link on an installed package's relation becomes a data test in the root project's
+    #: tests/schema_link/ (writers/package_tests.py); False: reported as not writable
+    package_tests: bool = True
     column_docs: bool = True
     semantic_models: SemanticSpec = SemanticSpec.NONE
     create_time_spine: bool = False
@@ -54,6 +57,8 @@ class WriteOptions:
         if isinstance(self.draft_max_values, bool) or not isinstance(self.draft_max_values, int) \
                 or not 0 <= self.draft_max_values <= 50:
             raise SchemaLinkError(f"draft_max_values must be a whole number from 0 to 50, got {self.draft_max_values!r}")
+        if not isinstance(self.package_tests, bool):
+            raise SchemaLinkError(f"package_tests must be true or false, got {self.package_tests!r}")
         if not 0.0 <= float(self.min_confidence) <= 1.0:
             raise SchemaLinkError(f"min_confidence must be between 0 and 1, got {self.min_confidence}")
         for name in ("severity", "declared_severity"):

@@ -21,6 +21,7 @@ from dbt_schema_link.writers.entries import (
     find_entry,
 )
 from dbt_schema_link.writers.options import SemanticSpec, WriteOptions
+from dbt_schema_link.writers.package_tests import write_package_test
 from dbt_schema_link.writers.records import (
     AcceptedLink,
     ChangeKind,
@@ -66,14 +67,18 @@ def plan_writes(project: Project, links: Sequence[AcceptedLink], options: WriteO
                   joins=tuple(accepted) + tuple(project.declared_links)) if options.docs else None
     if run is not None:
         plan_docs_before_links(run)
+    own = [link for link in accepted if writable(project, project.relations[link.child.relation])]
     for link in accepted:
-        _write_link(ws, project, project_dir, link, syntax, options, state, declared, documented, plan)
+        if link in own:
+            _write_link(ws, project, project_dir, link, syntax, options, state, declared, documented, plan)
+        elif options.tests:
+            write_package_test(ws, project, project_dir, link, options, state, declared, plan)
     if run is not None:
         plan_docs_after_links(run)
     if options.semantic_models is not SemanticSpec.NONE:
         from dbt_schema_link.writers.semantic_models import write_entities
 
-        write_entities(ws, project, project_dir, accepted, syntax, options, state, plan)
+        write_entities(ws, project, project_dir, own, syntax, options, state, plan)
     changes, refusals, additions = ws.finish()
     plan.changes = changes
     plan.refusals = refusals
@@ -87,6 +92,13 @@ def plan_writes(project: Project, links: Sequence[AcceptedLink], options: WriteO
                 actions=("remember what was written",),
             ))
     return plan
+
+
+def writable(project: Project, child: Relation) -> bool:
+    """Whether a link on this child can be written into YAML: it belongs to the root project (an
+    installed package's files are not the user's; see records.PACKAGE_REASON). The others become
+    data tests (package_tests.py) unless `package_tests` is off."""
+    return not (project.project_name and child.package_name and child.package_name != project.project_name)
 
 
 def select_links(project: Project, links: Sequence[AcceptedLink], options: WriteOptions,
@@ -109,9 +121,9 @@ def select_links(project: Project, links: Sequence[AcceptedLink], options: Write
             reason = f"confidence {format_confidence(link.confidence)} is below min_confidence {options.min_confidence:.2f}"
             plan.skipped.append(Skipped(link, "link", reason))
             continue
-        if project.project_name and child.package_name and child.package_name != project.project_name:
+        if not writable(project, child) and not (options.package_tests and options.tests):
             reason = f"{child.name} belongs to package {child.package_name}; only the root project's files are edited"
-            plan.skipped.append(Skipped(link, "link", reason))
+            plan.skipped.append(Skipped(link, "link", reason, package=child.package_name))
             continue
         current = best.get(link.key())
         if current is None or (link.declared_elsewhere, link.confidence) > (current.declared_elsewhere, current.confidence):

@@ -87,6 +87,12 @@ class Refusal:
         return f"{self.display}: {self.reason}"
 
 
+#: Why a link on an installed package's relation is not written (dbt 1.11: a second YAML entry for
+#: a node the package describes is a parse error; only the root project's files are edited).
+PACKAGE_REASON = ("only the root project's files are edited: the package's own YAML is replaced by `dbt deps`, "
+                  "and dbt refuses a second entry for a node the package already describes")
+
+
 @dataclass(frozen=True)
 class Skipped:
     """A link (or one part of it) deliberately not written, and why."""
@@ -94,6 +100,7 @@ class Skipped:
     link: AcceptedLink
     what: str  # "test", "docs", "entity", "constraint", "link"
     reason: str
+    package: str | None = None  # set when the child belongs to this installed package (not writable)
 
     def __str__(self) -> str:
         return f"{self.link} ({self.what}): {self.reason}"
@@ -130,5 +137,15 @@ class WritePlan:
             what = "; ".join(change.actions) if change.actions else change.kind.value
             lines.append(f"{verb} {change.display}: {what}")
         lines += [f"refused {r}" for r in self.refusals]
+        lines += self.package_lines()
         lines += self.notes
         return lines
+
+    def package_lines(self) -> list[str]:
+        """One line per installed package whose models' links were not written, and why."""
+        counts: dict[str, int] = {}
+        for skipped in self.skipped:
+            if skipped.package:
+                counts[skipped.package] = counts.get(skipped.package, 0) + 1
+        return [f"not writable: {n} link(s) on relations of package {package}: {PACKAGE_REASON}"
+                for package, n in sorted(counts.items())]

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml as pyyaml
 from ruamel.yaml.comments import CommentedMap
 
 from dbt_schema_link.artifacts.records import Project, Relation, ResourceType
+from dbt_schema_link.project_config import configured_paths
 from dbt_schema_link.writers.entries import ensure_column, ensure_entry, entry_file
 from dbt_schema_link.writers.options import WriteOptions
 from dbt_schema_link.writers.records import ChangeKind, FileChange, WritePlan
@@ -30,12 +30,7 @@ from (
 
 
 def model_paths(project_dir: Path) -> list[str]:
-    try:
-        data = pyyaml.safe_load((project_dir / "dbt_project.yml").read_text(encoding="utf-8")) or {}
-    except (OSError, pyyaml.YAMLError, UnicodeDecodeError):
-        data = {}
-    paths = data.get("model-paths") if isinstance(data, dict) else None
-    return [p for p in paths if isinstance(p, str)] if isinstance(paths, list) and paths else ["models"]
+    return configured_paths(project_dir, "model-paths", "models")
 
 
 def create_time_spine(ws: Workspace, project: Project, project_dir: Path, syntax: DbtSyntax,

@@ -21,6 +21,7 @@ from dbt_schema_link.writers import (
     plan_writes,
     unified_diff,
 )
+from dbt_schema_link.writers.records import PACKAGE_REASON
 from dbt_schema_link.writers.syntax import syntax_for
 from dbt_schema_link.writers.yaml_io import py_load
 from tests.writers.tinyshop import (
@@ -219,10 +220,17 @@ def test_versioned_and_package_models_are_skipped(shop):
     links = [AcceptedLink(ColumnRef("model.tinyshop.orders.v2", "customer_id"), customers, 0.9),
              AcceptedLink(ColumnRef("model.other.thing", "customer_id"), customers, 0.9),
              AcceptedLink(ColumnRef("model.tinyshop.nope", "x"), customers, 0.9)]
-    plan = plan_writes(project, links)
+    plan = plan_writes(project, links, WriteOptions(package_tests=False))
     assert plan.changes == []
     reasons = " | ".join(s.reason for s in plan.skipped)
     assert "versioned model" in reasons and "package other" in reasons and "not in the manifest" in reasons
+    assert plan.package_lines() == [f"not writable: 1 link(s) on relations of package other: {PACKAGE_REASON}"]
+    # by default the package's link becomes a data test in the root project (writers/package_tests.py)
+    plan = plan_writes(project, links)
+    [change] = plan.project_changes
+    assert change.display == "tests/schema_link/thing__customer_id__customers__customer_id.sql"
+    assert change.kind is ChangeKind.SQL and b"from {{ ref('other', 'thing') }} as child" in change.new
+    assert not plan.package_lines()
 
 
 def test_constraints_only_for_enforced_contracts(shop):
