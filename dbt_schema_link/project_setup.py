@@ -9,6 +9,8 @@ dbt's "could not find a macro" or a missing-file error further down.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -19,6 +21,7 @@ from typing import Any, Callable
 import yaml
 
 from dbt_schema_link import __version__
+from dbt_schema_link.artifacts.manifest import node_file_checksums
 from dbt_schema_link.dbt_runner import DbtInvocation, stream_dbt
 from dbt_schema_link.errors import ArtifactError, SchemaLinkError, WarehouseError, YamlWriteError
 from dbt_schema_link.fileio import atomic_write_bytes
@@ -33,6 +36,8 @@ GIT_URL = "https://github.com/dbt-schema-link/dbt-schema-link"
 CHECKOUT = Path(__file__).resolve().parents[1]
 #: Files dbt reads to build the manifest: a newer one means the artifacts are stale.
 SOURCE_SUFFIXES = frozenset({".sql", ".yml", ".yaml", ".csv", ".py", ".md", ".jinja"})
+#: Files whose change (once built) changes the warehouse's columns, which catalog.json lists.
+NODE_CODE_SUFFIXES = frozenset({".sql", ".csv", ".py"})
 DEFAULT_SOURCE_DIRS = {"model-paths": ["models"], "seed-paths": ["seeds"], "snapshot-paths": ["snapshots"],
                        "macro-paths": ["macros"], "analysis-paths": ["analyses"], "test-paths": ["tests"]}
 DOCS_GENERATE = "dbt docs generate"
@@ -245,10 +250,15 @@ def init(project_dir: Path, inv: DbtInvocation, check: bool = False, progress: P
 # --- artifacts --------------------------------------------------------------------------------
 
 
-def _source_dirs(project_dir: Path) -> list[Path]:
+#: The folders whose files become relations in the warehouse.
+RELATION_DIRS = ("model-paths", "seed-paths", "snapshot-paths")
+
+
+def _source_dirs(project_dir: Path, keys=tuple(DEFAULT_SOURCE_DIRS)) -> list[Path]:
     conf = _project_yml(project_dir)
     out = []
-    for key, default in DEFAULT_SOURCE_DIRS.items():
+    for key in keys:
+        default = DEFAULT_SOURCE_DIRS[key]
         value = conf.get(key, default)
         for item in value if isinstance(value, list) else [value]:
             if isinstance(item, str) and "{{" not in item:
@@ -256,21 +266,56 @@ def _source_dirs(project_dir: Path) -> list[Path]:
     return out
 
 
-def newest_source(project_dir: Path) -> tuple[Path, int] | None:
-    """The most recently changed file dbt reads into the manifest, with its mtime (ns)."""
-    best: tuple[Path, int] | None = None
-    candidates = [project_dir / "dbt_project.yml", project_dir / "packages.yml", project_dir / "dependencies.yml"]
-    for root in _source_dirs(project_dir):
+def project_files(project_dir: Path, keys=tuple(DEFAULT_SOURCE_DIRS)) -> list[Path]:
+    """The files dbt reads to build the manifest (from the folders of these dbt_project.yml keys)."""
+    files = [project_dir / "dbt_project.yml", project_dir / "packages.yml", project_dir / "dependencies.yml"]
+    for root in _source_dirs(project_dir, keys):
         if root.is_dir():
-            candidates += [p for p in root.rglob("*") if p.suffix.lower() in SOURCE_SUFFIXES]
-    for path in candidates:
-        try:
-            mtime = path.stat().st_mtime_ns
-        except OSError:
-            continue
-        if best is None or mtime > best[1]:
-            best = (path, mtime)
-    return best
+            files += [p for p in root.rglob("*") if p.suffix.lower() in SOURCE_SUFFIXES and p.is_file()]
+    return [p for p in files if p.exists()]
+
+
+def content_checksum(path: Path) -> str | None:
+    """The sha256 dbt records for a node file (of its stripped UTF-8 text), None when unreadable."""
+    try:
+        return hashlib.sha256(path.read_bytes().decode("utf-8").strip().encode("utf-8")).hexdigest()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _mtime(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return 0
+
+
+def changed_since_manifest(project_dir: Path, manifest_path: Path) -> Path | None:
+    """A project file the manifest does not reflect. Node files (models, seeds, ...) are compared by
+    content with the checksums dbt wrote into the manifest, so a touched but unchanged file or a
+    clock's one-second resolution says nothing; the other files (YAML, macros, project settings),
+    which the manifest carries no checksum of, by modification time."""
+    try:
+        recorded = node_file_checksums(json.loads(manifest_path.read_bytes()))
+    except (OSError, ValueError, RecursionError):
+        recorded = {}
+    written = _mtime(manifest_path)
+    for path in sorted(project_files(project_dir)):
+        rel = path.relative_to(project_dir).as_posix()
+        if rel in recorded:
+            if content_checksum(path) != recorded[rel]:
+                return path
+        elif _mtime(path) > written:
+            return path
+    return None
+
+
+def changed_since_catalog(project_dir: Path, catalog_path: Path) -> Path | None:
+    """A model, seed or snapshot file newer than catalog.json: the warehouse columns it lists may
+    have changed. YAML (tests, docs, `write`'s edits) does not change the warehouse."""
+    written = _mtime(catalog_path)
+    code = [p for p in project_files(project_dir, RELATION_DIRS) if p.suffix.lower() in NODE_CODE_SUFFIXES]
+    return next((p for p in sorted(code) if _mtime(p) > written), None)
 
 
 class ArtifactState(Enum):
@@ -293,12 +338,13 @@ def artifact_status(paths: ProjectPaths, need_catalog: bool) -> ArtifactStatus:
         names = " and ".join(p.name for p in missing)
         return ArtifactStatus(ArtifactState.MISSING, f"{names} not found in {paths.target_dir}: run "
                                                      f"`{DOCS_GENERATE}` in {paths.project_dir}")
-    newest = newest_source(paths.project_dir)
-    oldest = min(p.stat().st_mtime_ns for p in wanted)
-    if newest is not None and newest[1] > oldest:
-        changed = os.path.relpath(newest[0], paths.project_dir)
-        return ArtifactStatus(ArtifactState.STALE, f"{paths.target_dir / wanted[0].name} is older than {changed}: "
-                                                   f"run `{DOCS_GENERATE}` to see the change")
+    checks = [(wanted[0], changed_since_manifest)] + ([(wanted[1], changed_since_catalog)] if need_catalog else [])
+    for artifact, changed_since in checks:
+        changed = changed_since(paths.project_dir, artifact)
+        if changed is not None:
+            name = os.path.relpath(changed, paths.project_dir)
+            return ArtifactStatus(ArtifactState.STALE, f"{artifact} is older than {name}: "
+                                                       f"run `{DOCS_GENERATE}` to see the change")
     return ArtifactStatus(ArtifactState.FRESH)
 
 

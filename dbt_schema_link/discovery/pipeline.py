@@ -108,6 +108,12 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
         counts["sql_failures"] = len(facts.failures)
         shown = "; ".join(f"{uid} ({msg})" for uid, msg in facts.failures[:3])
         notes.append(f"{len(facts.failures)} model(s) SQL could not be parsed: {shown}")
+    if facts.warnings:
+        counts["sql_warnings"] = len(facts.warnings)
+        models = sorted({uid for uid, _ in facts.warnings})
+        uid, message = facts.warnings[0]
+        notes.append(f"the SQL reader warned {len(facts.warnings)} time(s) on {len(models)} model(s), first on "
+                     f"{uid}: {message}")
     lineage_uf = UnionFind()
     for copy in facts.copies:
         lineage_uf.union(copy.column.key(), copy.source.key())

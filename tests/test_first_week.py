@@ -1,0 +1,107 @@
+"""What a new user trips over in the first week (issue 28), each on a small project built here
+(real dbt, real DuckDB): SQL facts after `dbt test`, the staleness notice, drafts and the output
+of `write` / `ask` / links.md."""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import BuiltProject, base_env
+from tests.reliability.projects import build, cli, write_project
+
+pytestmark = pytest.mark.dbt
+
+STORES = [(str(uuid.uuid5(uuid.NAMESPACE_DNS, f"store{i}")), f"Store {i}", ("north", "south")[i % 2])
+          for i in range(6)]
+SEEDS = {
+    "seeds/raw_stores.csv": "store_id,store_name,region\n" + "".join(f"{s},{n},{r}\n" for s, n, r in STORES),
+    "seeds/raw_customers.csv": "customer_id,name\n" + "".join(f"{i},Name {i}\n" for i in range(1, 41)),
+    "seeds/raw_orders.csv": "order_id,customer_id,store_id,status\n" + "".join(
+        f"{i},{1 + i % 40},{STORES[i % 6][0]},{('placed', 'shipped', 'returned')[i % 3]}\n" for i in range(1, 301)),
+}
+MODELS = {
+    # a CTE whose body is a macro call: without dbt's compiled SQL the reader sees `(NULL)` there
+    "macros/select_all.sql": "{% macro select_all(rel) %}select * from {{ rel }}{% endmacro %}\n",
+    "models/order_customers.sql": (
+        "with o as ({{ select_all(ref('raw_orders')) }}),\n"
+        "     c as (select * from {{ ref('raw_customers') }})\n"
+        "select o.order_id, o.customer_id, c.name\nfrom o join c on o.customer_id = c.customer_id\n"),
+    "models/schema.yml": "version: 2\nmodels:\n  - name: order_customers\n    columns:\n      - name: order_id\n"
+                         "        data_tests: [unique]\n",
+}
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory) -> BuiltProject:
+    root = tmp_path_factory.mktemp("firstweek") / "firstweek"
+    write_project(root, "firstweek", {**SEEDS, **MODELS}, "models:\n  firstweek:\n    +materialized: table\n")
+    return build(BuiltProject(root, "duckdb", base_env(RELIABILITY_DUCKDB_PATH=str(root.parent / "fw.duckdb"))))
+
+
+def _links(project: BuiltProject) -> dict:
+    return json.loads((project.path / "target/schema_link/links.json").read_text())
+
+
+def _compiled_code(project: BuiltProject) -> str | None:
+    manifest = json.loads((project.path / "target/manifest.json").read_text())
+    return manifest["nodes"]["model.firstweek.order_customers"].get("compiled_code")
+
+
+def test_sql_joins_survive_dbt_test_and_library_warnings_stay_off_the_terminal(small):
+    small.dbt("test")
+    assert not _compiled_code(small), "dbt test kept compiled SQL: the case no longer reproduces"
+    res = cli(small, "link", "--no-profile")
+    counts = _links(small)["counts"]
+    assert counts.get("sql_models_compiled") == 1 and not counts.get("sql_warnings"), counts
+    assert "Cannot traverse" not in res.stderr, res.stderr
+    assert "1 SQL joins" in res.stderr, res.stderr
+
+    # Without dbt's compiled files the raw SQL is read: sqlglot's warning goes to the notes, not stderr.
+    compiled = small.path / "target/compiled"
+    compiled.rename(compiled.with_name("compiled.away"))
+    run = small.path / "target/run"
+    run.rename(run.with_name("run.away"))
+    try:
+        res = cli(small, "link", "--no-profile")
+    finally:
+        compiled.with_name("compiled.away").rename(compiled)
+        run.with_name("run.away").rename(run)
+    links = _links(small)
+    assert "Cannot traverse" not in res.stderr, res.stderr
+    assert links["counts"].get("sql_warnings", 0) >= 1, links["counts"]
+    assert any("SQL reader warned" in note and "Cannot traverse scope" in note for note in links["notes"]), links["notes"]
+
+
+def _notices(res) -> list[str]:
+    return [line for line in res.stderr.splitlines() if line.startswith("notice:")]
+
+
+def test_staleness_follows_content_not_clocks(small):
+    # `write` edits YAML, then `dbt test` rewrites the manifest (not the catalog): nothing is stale.
+    schema = small.path / "models/schema.yml"
+    original = schema.read_text()
+    schema.write_text(original.replace("      - name: order_id\n", "      - name: order_id\n"
+                                       "        description: The order.\n"))
+    small.dbt("test")
+    assert _notices(cli(small, "link", "--no-profile", "--quiet")) == []
+
+    # A model touched but unchanged, newer than the manifest: its checksum there still matches.
+    model = small.path / "models/order_customers.sql"
+    later = model.stat().st_mtime + 60
+    os.utime(model, (later, later))
+    os.utime(small.path / "target/catalog.json", (later + 1, later + 1))
+    assert _notices(cli(small, "link", "--no-profile", "--quiet")) == []
+
+    # A model whose text changed: the manifest no longer reflects it.
+    text = model.read_text()
+    model.write_text(text + "-- changed\n")
+    try:
+        notes = _notices(cli(small, "link", "--no-profile", "--quiet"))
+    finally:
+        model.write_text(text)
+    assert len(notes) == 1 and "manifest.json is older than models/order_customers.sql" in notes[0], notes
