@@ -212,6 +212,62 @@ def _edit_packages(path: Path, project_dir: Path, entry: dict[str, str], replace
     return None if new == file.old_bytes else new
 
 
+#: dbt >= 1.7 writes the resolved versions here on `dbt deps`.
+LOCK_FILE = "package-lock.yml"
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    """Files as they were (None: absent), put back byte for byte when `dbt deps` fails."""
+
+    files: tuple[tuple[Path, bytes | None], ...]
+
+    @classmethod
+    def of(cls, paths: list[Path]) -> _Snapshot:
+        return cls(tuple((p, p.read_bytes() if p.exists() else None) for p in paths))
+
+    def restore(self) -> list[Path]:
+        """Put back what changed; the files restored."""
+        restored = []
+        for path, before in self.files:
+            now = path.read_bytes() if path.exists() else None
+            if now == before:
+                continue
+            if before is None:
+                path.unlink()
+            else:
+                atomic_write_bytes(path, before)
+            restored.append(path)
+        return restored
+
+
+def _remote_entries(packages_file: Path) -> list[tuple[str, str]]:
+    """(how packages.yml names it, the folder `dbt deps` installs it in) for each package fetched
+    over the network (hub, git, tarball, private)."""
+    try:
+        doc = yaml.safe_load(packages_file.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError, UnicodeDecodeError):
+        return []
+    out = []
+    for entry in (doc or {}).get("packages") or [] if isinstance(doc, dict) else []:
+        if not isinstance(entry, dict):
+            continue
+        for key in ("package", "git", "private", "tarball"):
+            name = entry.get(key)
+            if isinstance(name, str):
+                folder = entry.get("name") if isinstance(entry.get("name"), str) else \
+                    re.sub(r"\.git$", "", name.rstrip("/").split("/")[-1])
+                out.append((name, folder))
+                break
+    return out
+
+
+def _not_installed(packages_file: Path, project_dir: Path) -> list[str]:
+    """The project's network packages that `dbt deps` left uninstalled."""
+    install = project_dir / str(_project_yml(project_dir).get("packages-install-path") or "dbt_packages")
+    return [name for name, folder in _remote_entries(packages_file) if not (install / folder).exists()]
+
+
 def init(project_dir: Path, inv: DbtInvocation, check: bool = False, progress: Progress | None = None) -> InitReport:
     """Declare the dbt package in packages.yml and install it (`dbt-schema-link init`).
     `check`: report what would be done, change nothing."""
@@ -233,16 +289,21 @@ def init(project_dir: Path, inv: DbtInvocation, check: bool = False, progress: P
         report.lines.insert(0, f"✗ {status.fix(project_dir)}")
         report.lines.append(f"would run `dbt deps` in {project_dir}")
         return report
+    kept = _Snapshot.of([status.packages_file, project_dir / LOCK_FILE])
     if new is not None:
         atomic_write_bytes(status.packages_file, new)
     say("running dbt deps")
     result = stream_dbt(inv, ["deps"])
-    if not result.ok:
-        raise WarehouseError(f"dbt deps failed in {project_dir}: {result.error_summary()}")
+    after = package_status(project_dir) if result.ok else None
+    if after is None or after.state is not PackageState.INSTALLED:
+        restored = kept.restore()
+        undo = f"; {' and '.join(p.name for p in restored)} restored as before" if restored else ""
+        if after is None:
+            missing = _not_installed(status.packages_file, project_dir)
+            fetch = f"; not installed: {', '.join(missing)}" if missing else ""
+            raise WarehouseError(f"dbt deps failed in {project_dir}: {result.error_summary()}{fetch}{undo}")
+        raise SchemaLinkError((after.fix(project_dir) or f"dbt deps did not install {PACKAGE_NAME}") + undo)
     report.ran_deps = True
-    after = package_status(project_dir)
-    if after.state is not PackageState.INSTALLED:
-        raise SchemaLinkError(after.fix(project_dir) or f"dbt deps did not install {PACKAGE_NAME}")
     report.lines.append(f"ran `dbt deps`: {PACKAGE_NAME} {after.installed} installed in {project_dir}")
     return report
 

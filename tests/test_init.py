@@ -101,3 +101,18 @@ def test_outdated_package_names_the_pin(tmp_path, capsys):
     assert cli.main(["profile", "--project-dir", str(root)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "older than the Python package" in err[0] and "dbt-schema-link init" in err[0]
+
+
+@pytest.mark.dbt
+def test_init_restores_packages_yml_when_dbt_deps_fails(bare):
+    """Offline, a project whose packages.yml lists a package fetched over the network: `init` fails
+    with one line naming that package, and packages.yml is byte for byte what it was."""
+    p = bare.path
+    remote = (PACKAGES_YML + "  - tarball: http://127.0.0.1:9/remote_pkg.tar.gz  # unreachable here\n"
+              "    name: remote_pkg\n")
+    (p / "packages.yml").write_text(remote)
+    line = _error_line(bare.cli("init", *bare.project_args(), check=False))
+    assert line.startswith(f"error: dbt deps failed in {p}"), line
+    assert "not installed: http://127.0.0.1:9/remote_pkg.tar.gz" in line and "packages.yml restored" in line, line
+    assert (p / "packages.yml").read_bytes() == remote.encode()
+    assert not (p / "package-lock.yml").exists()
