@@ -29,10 +29,11 @@ class ProfileRun:
 
 
 def init(project_dir: str | Path, inv: DbtInvocation, check: bool = False,
-         progress: Progress | None = None) -> InitReport:
+         progress: Progress | None = None, on_run_end: bool = False) -> InitReport:
     """Add the dbt package to packages.yml (round-trip edit) and run `dbt deps`
-    (`dbt-schema-link init`); `check`: report only. `report.lines` say what was (would be) done."""
-    return init_project(Path(project_dir), inv, check, progress)
+    (`dbt-schema-link init`); `on_run_end`: also add the package's on-run-end hook and its switch
+    to dbt_project.yml; `check`: report only. `report.lines` say what was (would be) done."""
+    return init_project(Path(project_dir), inv, check, progress, on_run_end)
 
 
 def profile(paths: ProjectPaths, inv: DbtInvocation, options: ProfileOptions = ProfileOptions(),

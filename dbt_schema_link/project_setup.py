@@ -268,11 +268,70 @@ def _not_installed(packages_file: Path, project_dir: Path) -> list[str]:
     return [name for name, folder in _remote_entries(packages_file) if not (install / folder).exists()]
 
 
-def init(project_dir: Path, inv: DbtInvocation, check: bool = False, progress: Progress | None = None) -> InitReport:
-    """Declare the dbt package in packages.yml and install it (`dbt-schema-link init`).
-    `check`: report what would be done, change nothing."""
+#: The on-run-end line `init --on-run-end` adds to the project's dbt_project.yml, and the var that
+#: switches it (true, false, or target names; macros/schema_link_on_run_end.sql).
+HOOK_LINE = "{{ dbt_schema_link.on_run_end() }}"
+HOOK_VAR = "schema_link_on_run_end"
+
+
+def _edit_hook(path: Path) -> bytes | None:
+    """New bytes of dbt_project.yml with the package's on-run-end line (and the var switching it
+    on, unless the project sets it already); None: both are there."""
+    from dbt_schema_link.writers.yaml_io import YamlRefused, add_to_list, load_yaml_file, map_add  # ruamel: only here
+
+    try:
+        file = load_yaml_file(path, path.name)
+        hooks = file.doc.get("on-run-end")
+        if isinstance(hooks, str):
+            raise YamlRefused("`on-run-end:` is a single string, not a list")
+        if not any(isinstance(h, str) and "dbt_schema_link.on_run_end" in h for h in hooks or []):
+            if hooks is not None:
+                file.editable(hooks)
+            add_to_list(file.doc, "on-run-end", HOOK_LINE)
+        variables = file.doc.get("vars")
+        if variables is None:
+            from ruamel.yaml.comments import CommentedMap
+
+            variables = CommentedMap()
+            map_add(file.doc, "vars", variables)
+        elif not isinstance(variables, dict):
+            raise YamlRefused("`vars:` is not a mapping")
+        if HOOK_VAR not in variables:
+            file.editable(variables)
+            map_add(variables, HOOK_VAR, True)
+        new = file.render()
+    except YamlRefused as exc:
+        raise YamlWriteError(f"{path} cannot be edited ({exc}): add `on-run-end: [\"{HOOK_LINE}\"]` and "
+                             f"`vars: {{{HOOK_VAR}: true}}` by hand") from None
+    return None if new == file.old_bytes else new
+
+
+def _init_hook(project_dir: Path, report: InitReport, check: bool) -> None:
+    path = project_dir / "dbt_project.yml"
+    new = _edit_hook(path)
+    if new is None:
+        report.lines.append(f"✓ the on-run-end hook is in {path}")
+        return
+    report.edited = True
+    report.lines.append(f"{'would add' if check else 'added'} on-run-end `{HOOK_LINE}` and "
+                        f"vars `{HOOK_VAR}` in {path}")
+    if not check:
+        atomic_write_bytes(path, new)
+
+
+def init(project_dir: Path, inv: DbtInvocation, check: bool = False, progress: Progress | None = None,
+         on_run_end: bool = False) -> InitReport:
+    """Declare the dbt package in packages.yml and install it (`dbt-schema-link init`); with
+    `on_run_end`, also add the package's on-run-end hook to dbt_project.yml. `check`: report what
+    would be done, change nothing."""
+    report = _init_package(Path(project_dir).resolve(), inv, check, progress)
+    if on_run_end:
+        _init_hook(report.project_dir, report, check)
+    return report
+
+
+def _init_package(project_dir: Path, inv: DbtInvocation, check: bool, progress: Progress | None) -> InitReport:
     say = progress or (lambda _m: None)
-    project_dir = Path(project_dir).resolve()
     status = package_status(project_dir)
     entry = wanted_entry(project_dir)
     report = InitReport(project_dir, status.packages_file, entry, status.state)

@@ -105,3 +105,29 @@ def test_staleness_follows_content_not_clocks(small):
     finally:
         model.write_text(text)
     assert len(notes) == 1 and "manifest.json is older than models/order_customers.sql" in notes[0], notes
+
+
+def test_no_hook_runs_until_init_on_run_end(small):
+    """The package declares no on-run-end hook: a project that has not opted in runs none (no
+    `OK hook` line, nothing in run_results.json); `init --on-run-end` adds the line and its switch,
+    keeping the file's comments, once."""
+    def hooks(res) -> tuple[list[str], list[str]]:
+        results = json.loads((small.path / "target/run_results.json").read_text())["results"]
+        return ([line for line in res.stdout.splitlines() if "hook:" in line],
+                [r["unique_id"] for r in results if ".hooks." in r["unique_id"] or "operation." in r["unique_id"]])
+
+    assert hooks(small.dbt("run", "-s", "order_customers")) == ([], [])
+    project_yml = small.path / "dbt_project.yml"
+    project_yml.write_text("# my project\n" + project_yml.read_text())
+    check = cli(small, "init", "--on-run-end", "--check", check=False)
+    assert check.returncode == 1 and "would add on-run-end" in check.stdout, check.stdout
+    done = cli(small, "init", "--on-run-end")
+    assert "added on-run-end `{{ dbt_schema_link.on_run_end() }}`" in done.stdout, done.stdout
+    text = project_yml.read_text()
+    assert text.startswith("# my project\nname: firstweek\n") and "schema_link_on_run_end: true" in text, text
+    again = cli(small, "init", "--on-run-end", "--check")
+    assert "✓ the on-run-end hook is in" in again.stdout and project_yml.read_text() == text
+    run = small.dbt("run", "-s", "order_customers")
+    lines, nodes = hooks(run)
+    assert len(lines) == 2 and len(nodes) == 1, (lines, nodes)  # start and end line of the one hook
+    assert "on-run-end profiled 1 relations built by this run" in run.stdout, run.stdout[-2000:]
