@@ -32,7 +32,8 @@ MODELS = {
         "     c as (select * from {{ ref('raw_customers') }})\n"
         "select o.order_id, o.customer_id, c.name\nfrom o join c on o.customer_id = c.customer_id\n"),
     "models/schema.yml": "version: 2\nmodels:\n  - name: order_customers\n    columns:\n      - name: order_id\n"
-                         "        data_tests: [unique]\n",
+                         "        data_tests: [unique]\n      - name: customer_id\n        data_tests:\n"
+                         "          - relationships:\n              arguments: {to: \"ref('raw_customers')\", field: customer_id}\n",
 }
 
 
@@ -105,6 +106,36 @@ def test_staleness_follows_content_not_clocks(small):
     finally:
         model.write_text(text)
     assert len(notes) == 1 and "manifest.json is older than models/order_customers.sql" in notes[0], notes
+
+
+def _descriptions(project: BuiltProject) -> dict[str, str]:
+    project.dbt("parse")
+    manifest = json.loads((project.path / "target/manifest.json").read_text())
+    return {f"{node['name']}.{name}": column.get("description") or ""
+            for node in manifest["nodes"].values() if node["resource_type"] in ("model", "seed")
+            for name, column in node["columns"].items()}
+
+
+def _listed(text: str) -> set[str]:
+    """The values a draft enumerates ("...; one of a, b; ...")."""
+    part = next((p for p in text.rstrip(".").split("; ") if p.startswith("one of ")), "")
+    return set(part[len("one of "):].split(", ")) if part else set()
+
+
+def test_drafts_list_categories_never_identifiers_and_name_every_join(small):
+    cli(small, "link", "--quiet")
+    cli(small, "write", "--docs", "draft", "--quiet")
+    docs = _descriptions(small)
+    # six stores: the UUID key and the unique names are not "one of <6 values>"
+    assert "one of" not in docs["raw_stores.store_id"] and "unique" in docs["raw_stores.store_id"], docs
+    assert "one of" not in docs["raw_stores.store_name"], docs
+    assert _listed(docs["raw_stores.region"]) == {"north", "south"}, docs
+    assert _listed(docs["raw_orders.status"]) == {"placed", "shipped", "returned"}, docs
+    assert "one of" not in docs["raw_orders.store_id"], docs  # six UUIDs, repeated: still ids
+    # every column with an accepted link (inferred or declared) says what it joins to
+    assert "Joins to `raw_stores.store_id`" in docs["raw_orders.store_id"], docs
+    assert "Joins to `raw_customers.customer_id`" in docs["raw_orders.customer_id"], docs
+    assert "Joins to `raw_customers.customer_id`" in docs["order_customers.customer_id"], docs
 
 
 def test_no_hook_runs_until_init_on_run_end(small):
