@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import uuid
 from pathlib import Path
 
@@ -162,3 +163,52 @@ def test_no_hook_runs_until_init_on_run_end(small):
     lines, nodes = hooks(run)
     assert len(lines) == 2 and len(nodes) == 1, (lines, nodes)  # start and end line of the one hook
     assert "on-run-end profiled 1 relations built by this run" in run.stdout, run.stdout[-2000:]
+
+
+@pytest.fixture(scope="module")
+def copies(tmp_path_factory) -> BuiltProject:
+    """Orders and customers, and `customers`, a pass-through copy of raw_customers: a join to
+    raw_customers holds for its copy too, with the same confidence."""
+    root = tmp_path_factory.mktemp("copies") / "copies"
+    files = {k: v for k, v in SEEDS.items() if "stores" not in k}
+    files["seeds/raw_orders.csv"] = "order_id,customer_id,status\n" + "".join(
+        f"{i},{1 + i % 40},{('placed', 'shipped', 'returned')[i % 3]}\n" for i in range(1, 301))
+    files["models/customers.sql"] = "select customer_id, name from {{ ref('raw_customers') }}\n"
+    write_project(root, "copies", files, "models:\n  copies:\n    +materialized: table\n")
+    return build(BuiltProject(root, "duckdb", base_env(RELIABILITY_DUCKDB_PATH=str(root.parent / "c.duckdb"))))
+
+
+def test_ask_names_one_parent_per_column_line(copies):
+    """raw_orders.customer_id joins raw_customers, and so (lineage) its copy `customers`, with the
+    same confidence; the column's YAML says "Joins to `raw_customers.customer_id`". The FK marker
+    of the line must name that parent, not the copy (the two used to disagree on one line)."""
+    cli(copies, "link", "--quiet")
+    (copies.path / "seeds/raw_orders.yml").write_text(
+        "version: 2\nseeds:\n  - name: raw_orders\n    columns:\n      - name: customer_id\n"
+        "        description: Joins to `raw_customers.customer_id` (many-to-one).\n")
+    try:
+        copies.dbt("docs", "generate")
+        cli(copies, "index", "--quiet")
+        asked = cli(copies, "ask", "how many orders does each customer name have", "--quiet")
+    finally:
+        (copies.path / "seeds/raw_orders.yml").unlink()
+        copies.dbt("docs", "generate")
+    line = next(l for l in asked.stdout.splitlines() if l.strip().startswith("customer_id") and "FK ->" in l)
+    parents = {m for pair in re.findall(r"FK -> (\w+)\.customer_id|Joins to `(\w+)\.customer_id`", line)
+               for m in pair if m}
+    assert parents == {"raw_customers"}, (line, asked.stdout)
+
+
+def test_write_explains_its_checks_and_confidences_read_the_same_everywhere(copies):
+    cli(copies, "link", "--quiet")
+    written = cli(copies, "write")
+    assert not any(line.startswith("JSON schema:") for line in written.stderr.splitlines()), written.stderr
+    assert "checked the new YAML against dbt's JSON schema of project YAML" in written.stderr, written.stderr
+    copies.dbt("docs", "generate")
+    manifest = json.loads((copies.path / "target/manifest.json").read_text())
+    column = manifest["nodes"]["seed.copies.raw_orders"]["columns"]["customer_id"]
+    meta = (column.get("config") or {}).get("meta") or column.get("meta")
+    written_confidence = meta["schema_link"]["confidence"]
+    links_md = (copies.path / "target/schema_link/links.md").read_text()
+    row = next(line for line in links_md.splitlines() if line.startswith("| `raw_orders.customer_id`"))
+    assert f"| {written_confidence:.3f} |" in row, (row, written_confidence)

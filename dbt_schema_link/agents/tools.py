@@ -11,6 +11,7 @@ from typing import Any, Callable, Mapping
 from dbt_schema_link.agents.evidence import pair_key
 from dbt_schema_link.agents.schemas import TOOL_SPECS, ToolName, ToolSpec
 from dbt_schema_link.agents.session import AgentSession, Loaded
+from dbt_schema_link.confidence import confidence_text
 from dbt_schema_link.errors import SchemaLinkError
 from dbt_schema_link.linker.answer import JoinPick
 from dbt_schema_link.linker.graph import edge_weight
@@ -235,7 +236,7 @@ class AgentTools:
             text = "no links: run `dbt-schema-link link` to infer them (declared links still join in find_schema)"
         else:
             text = "\n".join(f"{_end(e['child'])} -> {_end(e['parent'])}  -- {e.get('kind')}, "
-                             f"confidence {_confidence(e):.2f}{_signals(e)}" for e in picked) or "no link matches"
+                             f"confidence {confidence_text(_confidence(e))}{_signals(e)}" for e in picked) or "no link matches"
         return ToolResult(text, {"links": picked, "count": len(picked)})
 
 
@@ -276,5 +277,5 @@ def _signals(entry: Mapping[str, Any]) -> str:
 
 def _link_note(link: Mapping[str, Any]) -> str:
     signals = sorted(link["evidence"], key=lambda e: -e["contribution"])[:TEXT_SIGNALS]
-    note = f"{link['kind']}, confidence {link['confidence']:.2f}"
+    note = f"{link['kind']}, confidence {confidence_text(link['confidence'])}"
     return note + (f" ({', '.join(e['signal'] for e in signals)})" if signals else "")

@@ -30,6 +30,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from dbt_schema_link.confidence import confidence_value
+
 
 @dataclass
 class ColumnPick:
@@ -81,7 +83,7 @@ class JoinPick:
     def to_dict(self) -> dict:
         return {"child": {"unique_id": self.child_uid, "name": self.child_name, "column": self.child_column},
                 "parent": {"unique_id": self.parent_uid, "name": self.parent_name, "column": self.parent_column},
-                "on": self.on, "kind": self.kind, "confidence": round(float(self.confidence), 4)}
+                "on": self.on, "kind": self.kind, "confidence": confidence_value(self.confidence)}
 
 
 @dataclass
