@@ -49,6 +49,30 @@ class PackageState(Enum):
     NOT_DECLARED = "not declared"  # no entry in packages.yml
     NOT_INSTALLED = "not installed"  # declared, `dbt deps` not run
     OUTDATED = "outdated"  # installed, older than the Python package
+    NEWER = "newer"  # installed, newer than the Python package
+    MISMATCHED = "mismatched"  # installed at this version, but its macros' names/arguments differ
+
+
+#: Digest of the dbt package's macro names and arguments (`macro_signatures(macros/)`) that this
+#: Python package calls; tests/test_version.py keeps it in step with macros/.
+MACRO_SIGNATURES = "0b8eb46ba77cb280"
+_MACRO_DEF = re.compile(r"\{%-?\s*macro\s+(\w+)\s*\((.*?)\)\s*-?%\}", re.S)
+#: Installed package states that `init` fixes by re-pinning the entry and running `dbt deps`.
+_REPIN = frozenset({PackageState.OUTDATED, PackageState.NEWER, PackageState.MISMATCHED})
+
+
+def macro_signatures(macros_dir: Path) -> str | None:
+    """A short digest of every macro's name and arguments under ``macros_dir`` (None: no macros)."""
+    signatures = []
+    for path in sorted(macros_dir.glob("*.sql")):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        signatures += [f"{name}({' '.join(args.split())})" for name, args in _MACRO_DEF.findall(text)]
+    if not signatures:
+        return None
+    return hashlib.sha256("\n".join(sorted(signatures)).encode("utf-8")).hexdigest()[:16]
 
 
 def _project_yml(project_dir: Path) -> dict[str, Any]:
@@ -108,11 +132,24 @@ def _declares_us(entry: Any, project_dir: Path) -> bool:
     return False
 
 
+def _installed_dir(project_dir: Path) -> Path:
+    install = _project_yml(project_dir).get("packages-install-path") or "dbt_packages"
+    return project_dir / str(install) / PACKAGE_NAME
+
+
 def installed_version(project_dir: Path) -> str | None:
     """The version of the dbt package `dbt deps` installed into the project, if any."""
-    install = _project_yml(project_dir).get("packages-install-path") or "dbt_packages"
-    meta = _project_yml(project_dir / str(install) / PACKAGE_NAME)
+    meta = _project_yml(_installed_dir(project_dir))
     return str(meta.get("version")) if meta.get("name") == PACKAGE_NAME else None
+
+
+def installed_signatures(project_dir: Path) -> str | None:
+    """`macro_signatures` of the installed dbt package (its macro-paths, default macros/)."""
+    root = _installed_dir(project_dir)
+    paths = _project_yml(root).get("macro-paths") or ["macros"]
+    dirs = [root / p for p in (paths if isinstance(paths, list) else [paths]) if isinstance(p, str)]
+    found = [d for d in dirs if d.is_dir()]
+    return macro_signatures(found[0]) if len(found) == 1 else None
 
 
 @dataclass
@@ -133,8 +170,15 @@ class PackageStatus:
         if self.state is PackageState.NOT_INSTALLED:
             return (f"the dbt package {PACKAGE_NAME} is declared but not installed {where}: "
                     f"run `dbt deps` (or `dbt-schema-link init`)")
+        pin = f"run `dbt-schema-link init` to pin {snippet(wanted_entry(project_dir))}"
+        if self.state is PackageState.NEWER:
+            return (f"the installed dbt package {PACKAGE_NAME} {self.installed} is newer than the Python package "
+                    f"{__version__} {where}: upgrade the Python package to {self.installed}, or {pin}")
+        if self.state is PackageState.MISMATCHED:
+            return (f"the installed dbt package {PACKAGE_NAME} {self.installed} {where} has macros whose names or "
+                    f"arguments differ from those the Python package {__version__} calls: {pin} and reinstall it")
         return (f"the installed dbt package {PACKAGE_NAME} {self.installed} is older than the Python package "
-                f"{__version__} {where}: run `dbt-schema-link init` to pin {snippet(wanted_entry(project_dir))}")
+                f"{__version__} {where}: {pin}")
 
 
 def package_status(project_dir: Path) -> PackageStatus:
@@ -154,6 +198,10 @@ def package_status(project_dir: Path) -> PackageStatus:
         state = PackageState.NOT_INSTALLED if declared else PackageState.NOT_DECLARED
     elif _version(installed) < _version(__version__):
         state = PackageState.OUTDATED
+    elif _version(installed) > _version(__version__):
+        state = PackageState.NEWER
+    elif installed_signatures(project_dir) not in (None, MACRO_SIGNATURES):
+        state = PackageState.MISMATCHED
     else:
         state = PackageState.INSTALLED
     return PackageStatus(state, packages_file, installed, declared)
@@ -339,7 +387,7 @@ def _init_package(project_dir: Path, inv: DbtInvocation, check: bool, progress: 
         version = status.installed or __version__
         report.lines.append(f"✓ {PACKAGE_NAME} {version} {status.state.value} in {project_dir}")
         return report
-    new = _edit_packages(status.packages_file, project_dir, entry, status.state is PackageState.OUTDATED)
+    new = _edit_packages(status.packages_file, project_dir, entry, status.state in _REPIN)
     if new is not None:
         report.edited = True
         action = ("would pin" if check else "pinned") if status.declared else ("would add" if check else "added")

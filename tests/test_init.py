@@ -116,3 +116,29 @@ def test_init_restores_packages_yml_when_dbt_deps_fails(bare):
     assert "not installed: http://127.0.0.1:9/remote_pkg.tar.gz" in line and "packages.yml restored" in line, line
     assert (p / "packages.yml").read_bytes() == remote.encode()
     assert not (p / "package-lock.yml").exists()
+
+
+@pytest.mark.parametrize("version, macro, words", [
+    (__version__, "{% macro link_schemas(only_this) %}{% endmacro %}\n", "differ from those the Python package"),
+    ("9.9.9", None, "9.9.9 is newer than the Python package"),
+])
+def test_installed_package_that_does_not_match_is_one_line_naming_init(tmp_path, capsys, version, macro, words):
+    """Same version but other macro signatures (a stale copy in dbt_packages), or a newer package:
+    profiling refuses with one line naming `dbt-schema-link init`, before any dbt call."""
+    from dbt_schema_link import cli
+
+    root = tmp_path / "proj"
+    installed = root / "dbt_packages/dbt_schema_link"
+    (installed / "macros").mkdir(parents=True)
+    (installed / "dbt_project.yml").write_text(f"name: dbt_schema_link\nversion: '{version}'\n")
+    if macro:
+        (installed / "macros/link_schemas.sql").write_text(macro)
+    (root / "dbt_project.yml").write_text("name: proj\nversion: '1.0'\nprofile: proj\nconfig-version: 2\n")
+    (root / "packages.yml").write_text(f"packages:\n  - git: https://github.com/dbt-schema-link/dbt-schema-link\n"
+                                       f"    revision: v{version}\n")
+    assert package_status(root).state in (PackageState.MISMATCHED, PackageState.NEWER)
+    assert cli.main(["profile", "--project-dir", str(root)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and words in err[0] and "dbt-schema-link init" in err[0], err
+    assert cli.main(["init", "--project-dir", str(root), "--check"]) == 1
+    assert "would pin" in capsys.readouterr().out
