@@ -26,24 +26,45 @@ def _error_line(res) -> str:
     return lines[-1]
 
 
-@pytest.fixture
-def bare(tmp_path) -> BuiltProject:
+_PROFILES = {
+    "duckdb": "bare:\n  target: dev\n  outputs:\n    dev:\n      type: duckdb\n      path: bare.duckdb\n",
+    "postgres": ("bare:\n  target: dev\n  outputs:\n    dev:\n      type: postgres\n"
+                 "      host: \"{{ env_var('SCHEMA_LINK_PG_HOST') }}\"\n"
+                 "      port: \"{{ env_var('SCHEMA_LINK_PG_PORT') | as_number }}\"\n"
+                 "      user: \"{{ env_var('SCHEMA_LINK_PG_USER') }}\"\n      password: ''\n"
+                 "      dbname: \"{{ env_var('SCHEMA_LINK_PG_DBNAME') }}\"\n      schema: public\n      threads: 1\n"),
+}
+_RAW_TABLES = [
+    "create schema raw",
+    "create table raw.customers as select i as id, 'n' || i as name from {range_50} t(i)",
+    "create table raw.orders as select i as order_id, 1 + (i % 50) as customer_id from {range_300} t(i)",
+]
+
+
+@pytest.fixture(params=["duckdb", pytest.param("postgres", marks=pytest.mark.postgres)])
+def bare(tmp_path, request) -> BuiltProject:
+    """A project with a profile and a `sources:` file only, on DuckDB or a throwaway PostgreSQL."""
     root = tmp_path / "bare"
     (root / "models").mkdir(parents=True)
     (root / "some/other/pkg/macros").mkdir(parents=True)  # a second local package, left as it is
     (root / "some/other/pkg/dbt_project.yml").write_text("name: other_pkg\nversion: '1.0'\nconfig-version: 2\n")
     (root / "dbt_project.yml").write_text("name: bare\nversion: '1.0'\nprofile: bare\nconfig-version: 2\n")
-    (root / "profiles.yml").write_text("bare:\n  target: dev\n  outputs:\n    dev:\n      type: duckdb\n"
-                                       "      path: bare.duckdb\n")
+    (root / "profiles.yml").write_text(_PROFILES[request.param])
     (root / "packages.yml").write_text(PACKAGES_YML)
     (root / "models/sources.yml").write_text("version: 2\nsources:\n  - name: raw\n    schema: raw\n    tables:\n"
                                              "      - name: customers\n      - name: orders\n")
-    con = duckdb.connect(str(root / "bare.duckdb"))
-    con.execute("create schema raw")
-    con.execute("create table raw.customers as select i as id, 'n' || i as name from range(1, 51) t(i)")
-    con.execute("create table raw.orders as select i as order_id, 1 + (i % 50) as customer_id from range(1, 301) t(i)")
-    con.close()
-    return BuiltProject(root, "dev", base_env())
+    if request.param == "duckdb":
+        con = duckdb.connect(str(root / "bare.duckdb"))
+        for sql in _RAW_TABLES:
+            con.execute(sql.format(range_50="range(1, 51)", range_300="range(1, 301)"))
+        con.close()
+        return BuiltProject(root, "dev", base_env())
+    server = request.getfixturevalue("pg_server")
+    dbname = f"bare_{request.node.name.split('[')[0][-20:]}".lower()
+    server.create_database(dbname)
+    for sql in _RAW_TABLES:
+        server.psql(sql.format(range_50="generate_series(1, 50)", range_300="generate_series(1, 300)"), dbname)
+    return BuiltProject(root, "dev", base_env(**server.env(dbname)))
 
 
 @pytest.mark.dbt
