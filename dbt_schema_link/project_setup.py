@@ -164,21 +164,21 @@ class PackageStatus:
         if self.state in (PackageState.INSTALLED, PackageState.IS_THE_PACKAGE):
             return ""
         where = f"in {project_dir}"
-        if self.state is PackageState.NOT_DECLARED:
-            return (f"the dbt package {PACKAGE_NAME} is not in {self.packages_file.name} {where}: run "
-                    f"`dbt-schema-link init` (or add `{snippet(wanted_entry(project_dir))}` and run `dbt deps`)")
-        if self.state is PackageState.NOT_INSTALLED:
-            return (f"the dbt package {PACKAGE_NAME} is declared but not installed {where}: "
-                    f"run `dbt deps` (or `dbt-schema-link init`)")
-        pin = f"run `dbt-schema-link init` to pin {snippet(wanted_entry(project_dir))}"
-        if self.state is PackageState.NEWER:
-            return (f"the installed dbt package {PACKAGE_NAME} {self.installed} is newer than the Python package "
-                    f"{__version__} {where}: upgrade the Python package to {self.installed}, or {pin}")
-        if self.state is PackageState.MISMATCHED:
-            return (f"the installed dbt package {PACKAGE_NAME} {self.installed} {where} has macros whose names or "
-                    f"arguments differ from those the Python package {__version__} calls: {pin} and reinstall it")
-        return (f"the installed dbt package {PACKAGE_NAME} {self.installed} is older than the Python package "
-                f"{__version__} {where}: {pin}")
+        entry = snippet(wanted_entry(project_dir))
+        pin = f"run `dbt-schema-link init` to pin {entry}"
+        installed = f"the installed dbt package {PACKAGE_NAME} {self.installed}"
+        problems = {
+            PackageState.NOT_DECLARED: f"the dbt package {PACKAGE_NAME} is not in {self.packages_file.name} {where}: "
+                                       f"run `dbt-schema-link init` (or add `{entry}` and run `dbt deps`)",
+            PackageState.NOT_INSTALLED: f"the dbt package {PACKAGE_NAME} is declared but not installed {where}: "
+                                        f"run `dbt deps` (or `dbt-schema-link init`)",
+            PackageState.OUTDATED: f"{installed} is older than the Python package {__version__} {where}: {pin}",
+            PackageState.NEWER: f"{installed} is newer than the Python package {__version__} {where}: upgrade the "
+                                f"Python package to {self.installed}, or {pin}",
+            PackageState.MISMATCHED: f"{installed} {where} has macros whose names or arguments differ from those "
+                                     f"the Python package {__version__} calls: {pin} and reinstall it",
+        }
+        return problems[self.state]
 
 
 def package_status(project_dir: Path) -> PackageStatus:
