@@ -312,7 +312,7 @@ def _remote_entries(packages_file: Path) -> list[tuple[str, str]]:
 
 def _not_installed(packages_file: Path, project_dir: Path) -> list[str]:
     """The project's network packages that `dbt deps` left uninstalled."""
-    install = project_dir / str(_project_yml(project_dir).get("packages-install-path") or "dbt_packages")
+    install = _installed_dir(project_dir).parent
     return [name for name, folder in _remote_entries(packages_file) if not (install / folder).exists()]
 
 
