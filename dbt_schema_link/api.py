@@ -8,6 +8,7 @@ from typing import Callable, Sequence
 
 from dbt_schema_link.artifacts.manifest import read_project
 from dbt_schema_link.artifacts.records import Project
+from dbt_schema_link.artifacts_status import prepare_artifacts
 from dbt_schema_link.dbt_runner import DbtInvocation
 from dbt_schema_link.fileio import atomic_write_text
 from dbt_schema_link.profiling.build_log import LOG_DIR, read_build_log
@@ -17,7 +18,7 @@ from dbt_schema_link.profiling.profiler import profile_project
 from dbt_schema_link.profiling.records import ProfileSet
 from dbt_schema_link.profiling.stored import stored_profiles
 from dbt_schema_link.project_config import ProjectPaths, locate, project_vars
-from dbt_schema_link.project_setup import InitReport, init as init_project, prepare_artifacts, require_package
+from dbt_schema_link.project_setup import InitReport, init as init_project, require_package
 
 Progress = Callable[[str], None]
 
