@@ -2,7 +2,8 @@
 
 **Question:** after `dbt build`, `dbt-schema-link link` must have profiles of every relation.
 Without the hook its profile step runs `dbt run-operation link_schemas` over everything the build
-just made; with the hook (`vars: {schema_link_on_run_end: true}`) the build profiles what it
+just made; with the hook (the line `init --on-run-end` adds, switched on per build with
+`--vars '{schema_link_on_run_end: true}'`; "without" switches it off) the build profiles what it
 built and `link` takes the profiles from logs/dbt.log. What does that save per build?
 
 **Measured** (wall seconds, median of --repeat runs, each on a fresh build):
