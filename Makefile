@@ -1,6 +1,7 @@
 # Two entry points (see README):
 #   make demo   install, build the example shop project on DuckDB, discover its joins
-#   make test   install and run the whole test suite (DuckDB + a throwaway PostgreSQL)
+#   make test   install and run the whole test suite (DuckDB, a throwaway PostgreSQL, local Spark),
+#               then the write-back on dbt 1.8 and 1.12
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin

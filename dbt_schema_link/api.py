@@ -9,6 +9,7 @@ from typing import Callable, Sequence
 from dbt_schema_link.artifacts.manifest import read_project
 from dbt_schema_link.artifacts.records import Project, Relation
 from dbt_schema_link.artifacts.scope import SETTING as PACKAGES_SETTING, read_in_scope
+from dbt_schema_link.artifacts_status import prepare_artifacts
 from dbt_schema_link.dbt_runner import DbtInvocation
 from dbt_schema_link.fileio import atomic_write_text
 from dbt_schema_link.profiling.build_log import LOG_DIR, read_build_log
@@ -18,7 +19,7 @@ from dbt_schema_link.profiling.profiler import profile_project
 from dbt_schema_link.profiling.records import ProfileSet
 from dbt_schema_link.profiling.stored import stored_profiles
 from dbt_schema_link.project_config import ProjectPaths, locate, project_vars
-from dbt_schema_link.project_setup import InitReport, init as init_project, prepare_artifacts, require_package
+from dbt_schema_link.project_setup import InitReport, init as init_project, require_package
 
 Progress = Callable[[str], None]
 
@@ -30,10 +31,11 @@ class ProfileRun:
 
 
 def init(project_dir: str | Path, inv: DbtInvocation, check: bool = False,
-         progress: Progress | None = None) -> InitReport:
+         progress: Progress | None = None, on_run_end: bool = False) -> InitReport:
     """Add the dbt package to packages.yml (round-trip edit) and run `dbt deps`
-    (`dbt-schema-link init`); `check`: report only. `report.lines` say what was (would be) done."""
-    return init_project(Path(project_dir), inv, check, progress)
+    (`dbt-schema-link init`); `on_run_end`: also add the package's on-run-end hook and its switch
+    to dbt_project.yml; `check`: report only. `report.lines` say what was (would be) done."""
+    return init_project(Path(project_dir), inv, check, progress, on_run_end)
 
 
 def profile(paths: ProjectPaths, inv: DbtInvocation, options: ProfileOptions = ProfileOptions(),

@@ -118,10 +118,11 @@ def _settings_overrides(pairs: Sequence[str]) -> dict:
 
 
 def cmd_init(args) -> int:
-    report = api.init(args.project_dir, _invocation(args), check=args.check, progress=_Reporter(args.quiet))
+    report = api.init(args.project_dir, _invocation(args), check=args.check, progress=_Reporter(args.quiet),
+                      on_run_end=args.on_run_end)
     for line in report.lines:
         print(line)
-    return 1 if args.check and not report.ready else 0
+    return 1 if args.check and (not report.ready or report.edited) else 0
 
 
 def cmd_profile(args) -> int:
@@ -390,6 +391,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "Python package) and run `dbt deps`. Example: dbt-schema-link init --check")
     _project_args(p, artifacts=False)
     p.add_argument("--check", action="store_true", help="report what would be done; change nothing (exit 1 if not ready)")
+    p.add_argument("--on-run-end", action="store_true",
+                   help="also add the package's on-run-end hook (profiles what `dbt build` builds) and "
+                        "vars: {schema_link_on_run_end: true} to dbt_project.yml; without it no hook runs")
     p.set_defaults(func=cmd_init)
 
     p = sub.add_parser("profile", help="profile the project's relations inside the warehouse",

@@ -14,7 +14,7 @@ from enum import Enum
 from typing import Iterable, Mapping
 
 from dbt_schema_link.artifacts.records import ColumnRef, DeclaredLink, Project
-from dbt_schema_link.links import format_confidence
+from dbt_schema_link.confidence import confidence_text
 
 Key = tuple[tuple[str, str], tuple[str, str]]
 
@@ -36,9 +36,9 @@ class LinkDifference:
         """One line for the terminal / CI log."""
         pair = f"{self.child} -> {self.parent}"
         if self.kind is Difference.NEW:
-            return f"new join: {pair} (confidence {format_confidence(self.confidence)}): run `dbt-schema-link write`"
+            return f"new join: {pair} (confidence {confidence_text(self.confidence)}): run `dbt-schema-link write`"
         now = "not inferred any more" if self.confidence is None else (
-            f"confidence now {format_confidence(self.confidence)} < {self.min_confidence:g}")
+            f"confidence now {confidence_text(self.confidence)} < {self.min_confidence:g}")
         return f"written link no longer holds: {pair} ({now}): check the data, or remove the test"
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from dbt_schema_link.artifacts.records import ColumnRef, LinkOrigin
+from dbt_schema_link.confidence import confidence_text
 from dbt_schema_link.errors import ArtifactError
 
 LINKS_FORMAT = "dbt_schema_link/links"
@@ -175,16 +176,6 @@ def round4(x: float) -> float:
     return round(float(x), 4) + 0.0  # + 0.0 turns -0.0 into 0.0
 
 
-def format_confidence(confidence: float) -> str:
-    """The one way a confidence is shown to people (terminal, links.md, ask, MCP): two decimals,
-    and never the 1.00 only certain (declared) links have for an inferred 0.998."""
-    value = round4(confidence)
-    shown = round(value, 2)
-    if shown >= 1.0 and value < 1.0:
-        shown = 0.99
-    return f"{shown:.2f}"
-
-
 @dataclass(frozen=True)
 class Evidence:
     """One piece of evidence. ``strength`` is in [-1, 1] (negative: against the link);
@@ -254,9 +245,9 @@ class Link:
 
     def provenance_text(self) -> str:
         """How people are told where the link comes from, with its confidence."""
-        now = format_confidence(self.confidence)
+        now = confidence_text(self.confidence)
         if self.provenance is Provenance.WRITTEN:
-            at = format_confidence(self.written_confidence) if self.written_confidence is not None else "?"
+            at = confidence_text(self.written_confidence) if self.written_confidence is not None else "?"
             return f"written by dbt-schema-link at {at}, confidence now {now}"
         if self.provenance is Provenance.DECLARED:
             return f"declared, confidence {now}"

@@ -1,5 +1,5 @@
-"""Getting a dbt project ready: the dbt package in packages.yml and installed (`init`), and
-artifacts that exist and are not older than the project's files (`--build-artifacts`).
+"""Getting a dbt project ready: the dbt package in packages.yml and installed (`init`, the
+on-run-end hook with `init --on-run-end`); artifacts_status.py checks the artifacts.
 
 `init` edits packages.yml round-trip (comments, order and quoting kept; writers/yaml_io.py) and
 runs `dbt deps` through the same runner as everything else. The checks here are what the other
@@ -9,6 +9,7 @@ dbt's "could not find a macro" or a missing-file error further down.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from dataclasses import dataclass, field
@@ -22,7 +23,6 @@ from dbt_schema_link import __version__
 from dbt_schema_link.dbt_runner import DbtInvocation, stream_dbt
 from dbt_schema_link.errors import ArtifactError, SchemaLinkError, WarehouseError, YamlWriteError
 from dbt_schema_link.fileio import atomic_write_bytes
-from dbt_schema_link.project_config import ProjectPaths
 
 Progress = Callable[[str], None]
 
@@ -31,11 +31,6 @@ PACKAGE_NAME = "dbt_schema_link"
 GIT_URL = "https://github.com/dbt-schema-link/dbt-schema-link"
 #: This checkout's root when the Python package runs from a source tree (the root is the dbt package).
 CHECKOUT = Path(__file__).resolve().parents[1]
-#: Files dbt reads to build the manifest: a newer one means the artifacts are stale.
-SOURCE_SUFFIXES = frozenset({".sql", ".yml", ".yaml", ".csv", ".py", ".md", ".jinja"})
-DEFAULT_SOURCE_DIRS = {"model-paths": ["models"], "seed-paths": ["seeds"], "snapshot-paths": ["snapshots"],
-                       "macro-paths": ["macros"], "analysis-paths": ["analyses"], "test-paths": ["tests"]}
-DOCS_GENERATE = "dbt docs generate"
 
 
 class PackageState(Enum):
@@ -44,9 +39,33 @@ class PackageState(Enum):
     NOT_DECLARED = "not declared"  # no entry in packages.yml
     NOT_INSTALLED = "not installed"  # declared, `dbt deps` not run
     OUTDATED = "outdated"  # installed, older than the Python package
+    NEWER = "newer"  # installed, newer than the Python package
+    MISMATCHED = "mismatched"  # installed at this version, but its macros' names/arguments differ
 
 
-def _project_yml(project_dir: Path) -> dict[str, Any]:
+#: Digest of the dbt package's macro names and arguments (`macro_signatures(macros/)`) that this
+#: Python package calls; tests/test_version.py keeps it in step with macros/.
+MACRO_SIGNATURES = "0b8eb46ba77cb280"
+_MACRO_DEF = re.compile(r"\{%-?\s*macro\s+(\w+)\s*\((.*?)\)\s*-?%\}", re.S)
+#: Installed package states that `init` fixes by re-pinning the entry and running `dbt deps`.
+_REPIN = frozenset({PackageState.OUTDATED, PackageState.NEWER, PackageState.MISMATCHED})
+
+
+def macro_signatures(macros_dir: Path) -> str | None:
+    """A short digest of every macro's name and arguments under ``macros_dir`` (None: no macros)."""
+    signatures = []
+    for path in sorted(macros_dir.glob("*.sql")):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        signatures += [f"{name}({' '.join(args.split())})" for name, args in _MACRO_DEF.findall(text)]
+    if not signatures:
+        return None
+    return hashlib.sha256("\n".join(sorted(signatures)).encode("utf-8")).hexdigest()[:16]
+
+
+def project_yml(project_dir: Path) -> dict[str, Any]:
     try:
         data = yaml.safe_load((project_dir / "dbt_project.yml").read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError, UnicodeDecodeError):
@@ -56,7 +75,7 @@ def _project_yml(project_dir: Path) -> dict[str, Any]:
 
 def is_checkout(root: Path = CHECKOUT) -> bool:
     """Whether the Python package runs from a source tree whose root is the dbt package."""
-    return _project_yml(root).get("name") == PACKAGE_NAME and (root / "macros").is_dir()
+    return project_yml(root).get("name") == PACKAGE_NAME and (root / "macros").is_dir()
 
 
 def wanted_entry(project_dir: Path) -> dict[str, str]:
@@ -95,7 +114,7 @@ def _declares_us(entry: Any, project_dir: Path) -> bool:
     local = entry.get("local")
     if isinstance(local, str) and "{{" not in local:
         path = Path(local) if Path(local).is_absolute() else project_dir / local
-        return _project_yml(path.resolve()).get("name") == PACKAGE_NAME
+        return project_yml(path.resolve()).get("name") == PACKAGE_NAME
     for key in ("git", "package", "tarball"):
         value = entry.get(key)
         if isinstance(value, str) and re.search(r"dbt[-_]schema[-_]link", value):
@@ -103,11 +122,24 @@ def _declares_us(entry: Any, project_dir: Path) -> bool:
     return False
 
 
+def _installed_dir(project_dir: Path) -> Path:
+    install = project_yml(project_dir).get("packages-install-path") or "dbt_packages"
+    return project_dir / str(install) / PACKAGE_NAME
+
+
 def installed_version(project_dir: Path) -> str | None:
     """The version of the dbt package `dbt deps` installed into the project, if any."""
-    install = _project_yml(project_dir).get("packages-install-path") or "dbt_packages"
-    meta = _project_yml(project_dir / str(install) / PACKAGE_NAME)
+    meta = project_yml(_installed_dir(project_dir))
     return str(meta.get("version")) if meta.get("name") == PACKAGE_NAME else None
+
+
+def installed_signatures(project_dir: Path) -> str | None:
+    """`macro_signatures` of the installed dbt package (its macro-paths, default macros/)."""
+    root = _installed_dir(project_dir)
+    paths = project_yml(root).get("macro-paths") or ["macros"]
+    dirs = [root / p for p in (paths if isinstance(paths, list) else [paths]) if isinstance(p, str)]
+    found = [d for d in dirs if d.is_dir()]
+    return macro_signatures(found[0]) if len(found) == 1 else None
 
 
 @dataclass
@@ -122,20 +154,27 @@ class PackageStatus:
         if self.state in (PackageState.INSTALLED, PackageState.IS_THE_PACKAGE):
             return ""
         where = f"in {project_dir}"
-        if self.state is PackageState.NOT_DECLARED:
-            return (f"the dbt package {PACKAGE_NAME} is not in {self.packages_file.name} {where}: run "
-                    f"`dbt-schema-link init` (or add `{snippet(wanted_entry(project_dir))}` and run `dbt deps`)")
-        if self.state is PackageState.NOT_INSTALLED:
-            return (f"the dbt package {PACKAGE_NAME} is declared but not installed {where}: "
-                    f"run `dbt deps` (or `dbt-schema-link init`)")
-        return (f"the installed dbt package {PACKAGE_NAME} {self.installed} is older than the Python package "
-                f"{__version__} {where}: run `dbt-schema-link init` to pin {snippet(wanted_entry(project_dir))}")
+        entry = snippet(wanted_entry(project_dir))
+        pin = f"run `dbt-schema-link init` to pin {entry}"
+        installed = f"the installed dbt package {PACKAGE_NAME} {self.installed}"
+        problems = {
+            PackageState.NOT_DECLARED: f"the dbt package {PACKAGE_NAME} is not in {self.packages_file.name} {where}: "
+                                       f"run `dbt-schema-link init` (or add `{entry}` and run `dbt deps`)",
+            PackageState.NOT_INSTALLED: f"the dbt package {PACKAGE_NAME} is declared but not installed {where}: "
+                                        f"run `dbt deps` (or `dbt-schema-link init`)",
+            PackageState.OUTDATED: f"{installed} is older than the Python package {__version__} {where}: {pin}",
+            PackageState.NEWER: f"{installed} is newer than the Python package {__version__} {where}: upgrade the "
+                                f"Python package to {self.installed}, or {pin}",
+            PackageState.MISMATCHED: f"{installed} {where} has macros whose names or arguments differ from those "
+                                     f"the Python package {__version__} calls: {pin} and reinstall it",
+        }
+        return problems[self.state]
 
 
 def package_status(project_dir: Path) -> PackageStatus:
     project_dir = Path(project_dir).resolve()
     packages_file = _packages_file(project_dir)
-    if _project_yml(project_dir).get("name") == PACKAGE_NAME:
+    if project_yml(project_dir).get("name") == PACKAGE_NAME:
         return PackageStatus(PackageState.IS_THE_PACKAGE, packages_file)
     declared = False
     try:
@@ -149,6 +188,10 @@ def package_status(project_dir: Path) -> PackageStatus:
         state = PackageState.NOT_INSTALLED if declared else PackageState.NOT_DECLARED
     elif _version(installed) < _version(__version__):
         state = PackageState.OUTDATED
+    elif _version(installed) > _version(__version__):
+        state = PackageState.NEWER
+    elif installed_signatures(project_dir) not in (None, MACRO_SIGNATURES):
+        state = PackageState.MISMATCHED
     else:
         state = PackageState.INSTALLED
     return PackageStatus(state, packages_file, installed, declared)
@@ -207,11 +250,126 @@ def _edit_packages(path: Path, project_dir: Path, entry: dict[str, str], replace
     return None if new == file.old_bytes else new
 
 
-def init(project_dir: Path, inv: DbtInvocation, check: bool = False, progress: Progress | None = None) -> InitReport:
-    """Declare the dbt package in packages.yml and install it (`dbt-schema-link init`).
-    `check`: report what would be done, change nothing."""
+#: dbt >= 1.7 writes the resolved versions here on `dbt deps`.
+LOCK_FILE = "package-lock.yml"
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    """Files as they were (None: absent), put back byte for byte when `dbt deps` fails."""
+
+    files: tuple[tuple[Path, bytes | None], ...]
+
+    @classmethod
+    def of(cls, paths: list[Path]) -> _Snapshot:
+        return cls(tuple((p, p.read_bytes() if p.exists() else None) for p in paths))
+
+    def restore(self) -> list[Path]:
+        """Put back what changed; the files restored."""
+        restored = []
+        for path, before in self.files:
+            now = path.read_bytes() if path.exists() else None
+            if now == before:
+                continue
+            if before is None:
+                path.unlink()
+            else:
+                atomic_write_bytes(path, before)
+            restored.append(path)
+        return restored
+
+
+def _remote_entries(packages_file: Path) -> list[tuple[str, str]]:
+    """(how packages.yml names it, the folder `dbt deps` installs it in) for each package fetched
+    over the network (hub, git, tarball, private)."""
+    try:
+        doc = yaml.safe_load(packages_file.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError, UnicodeDecodeError):
+        return []
+    out = []
+    for entry in (doc or {}).get("packages") or [] if isinstance(doc, dict) else []:
+        if not isinstance(entry, dict):
+            continue
+        for key in ("package", "git", "private", "tarball"):
+            name = entry.get(key)
+            if isinstance(name, str):
+                folder = entry.get("name") if isinstance(entry.get("name"), str) else \
+                    re.sub(r"\.git$", "", name.rstrip("/").split("/")[-1])
+                out.append((name, folder))
+                break
+    return out
+
+
+def _not_installed(packages_file: Path, project_dir: Path) -> list[str]:
+    """The project's network packages that `dbt deps` left uninstalled."""
+    install = _installed_dir(project_dir).parent
+    return [name for name, folder in _remote_entries(packages_file) if not (install / folder).exists()]
+
+
+#: The on-run-end line `init --on-run-end` adds to the project's dbt_project.yml, and the var that
+#: switches it (true, false, or target names; macros/schema_link_on_run_end.sql).
+HOOK_LINE = "{{ dbt_schema_link.on_run_end() }}"
+HOOK_VAR = "schema_link_on_run_end"
+
+
+def _edit_hook(path: Path) -> bytes | None:
+    """New bytes of dbt_project.yml with the package's on-run-end line (and the var switching it
+    on, unless the project sets it already); None: both are there."""
+    from dbt_schema_link.writers.yaml_io import YamlRefused, add_to_list, load_yaml_file, map_add  # ruamel: only here
+
+    try:
+        file = load_yaml_file(path, path.name)
+        hooks = file.doc.get("on-run-end")
+        if isinstance(hooks, str):
+            raise YamlRefused("`on-run-end:` is a single string, not a list")
+        if not any(isinstance(h, str) and "dbt_schema_link.on_run_end" in h for h in hooks or []):
+            if hooks is not None:
+                file.editable(hooks)
+            add_to_list(file.doc, "on-run-end", HOOK_LINE)
+        variables = file.doc.get("vars")
+        if variables is None:
+            from ruamel.yaml.comments import CommentedMap
+
+            variables = CommentedMap()
+            map_add(file.doc, "vars", variables)
+        elif not isinstance(variables, dict):
+            raise YamlRefused("`vars:` is not a mapping")
+        if HOOK_VAR not in variables:
+            file.editable(variables)
+            map_add(variables, HOOK_VAR, True)
+        new = file.render()
+    except YamlRefused as exc:
+        raise YamlWriteError(f"{path} cannot be edited ({exc}): add `on-run-end: [\"{HOOK_LINE}\"]` and "
+                             f"`vars: {{{HOOK_VAR}: true}}` by hand") from None
+    return None if new == file.old_bytes else new
+
+
+def _init_hook(project_dir: Path, report: InitReport, check: bool) -> None:
+    path = project_dir / "dbt_project.yml"
+    new = _edit_hook(path)
+    if new is None:
+        report.lines.append(f"✓ the on-run-end hook is in {path}")
+        return
+    report.edited = True
+    report.lines.append(f"{'would add' if check else 'added'} on-run-end `{HOOK_LINE}` and "
+                        f"vars `{HOOK_VAR}` in {path}")
+    if not check:
+        atomic_write_bytes(path, new)
+
+
+def init(project_dir: Path, inv: DbtInvocation, check: bool = False, progress: Progress | None = None,
+         on_run_end: bool = False) -> InitReport:
+    """Declare the dbt package in packages.yml and install it (`dbt-schema-link init`); with
+    `on_run_end`, also add the package's on-run-end hook to dbt_project.yml. `check`: report what
+    would be done, change nothing."""
+    report = _init_package(Path(project_dir).resolve(), inv, check, progress)
+    if on_run_end:
+        _init_hook(report.project_dir, report, check)
+    return report
+
+
+def _init_package(project_dir: Path, inv: DbtInvocation, check: bool, progress: Progress | None) -> InitReport:
     say = progress or (lambda _m: None)
-    project_dir = Path(project_dir).resolve()
     status = package_status(project_dir)
     entry = wanted_entry(project_dir)
     report = InitReport(project_dir, status.packages_file, entry, status.state)
@@ -219,7 +377,7 @@ def init(project_dir: Path, inv: DbtInvocation, check: bool = False, progress: P
         version = status.installed or __version__
         report.lines.append(f"✓ {PACKAGE_NAME} {version} {status.state.value} in {project_dir}")
         return report
-    new = _edit_packages(status.packages_file, project_dir, entry, status.state is PackageState.OUTDATED)
+    new = _edit_packages(status.packages_file, project_dir, entry, status.state in _REPIN)
     if new is not None:
         report.edited = True
         action = ("would pin" if check else "pinned") if status.declared else ("would add" if check else "added")
@@ -228,101 +386,20 @@ def init(project_dir: Path, inv: DbtInvocation, check: bool = False, progress: P
         report.lines.insert(0, f"✗ {status.fix(project_dir)}")
         report.lines.append(f"would run `dbt deps` in {project_dir}")
         return report
+    kept = _Snapshot.of([status.packages_file, project_dir / LOCK_FILE])
     if new is not None:
         atomic_write_bytes(status.packages_file, new)
     say("running dbt deps")
     result = stream_dbt(inv, ["deps"])
-    if not result.ok:
-        raise WarehouseError(f"dbt deps failed in {project_dir}: {result.error_summary()}")
+    after = package_status(project_dir) if result.ok else None
+    if after is None or after.state is not PackageState.INSTALLED:
+        restored = kept.restore()
+        undo = f"; {' and '.join(p.name for p in restored)} restored as before" if restored else ""
+        if after is None:
+            missing = _not_installed(status.packages_file, project_dir)
+            fetch = f"; not installed: {', '.join(missing)}" if missing else ""
+            raise WarehouseError(f"dbt deps failed in {project_dir}: {result.error_summary()}{fetch}{undo}")
+        raise SchemaLinkError((after.fix(project_dir) or f"dbt deps did not install {PACKAGE_NAME}") + undo)
     report.ran_deps = True
-    after = package_status(project_dir)
-    if after.state is not PackageState.INSTALLED:
-        raise SchemaLinkError(after.fix(project_dir) or f"dbt deps did not install {PACKAGE_NAME}")
     report.lines.append(f"ran `dbt deps`: {PACKAGE_NAME} {after.installed} installed in {project_dir}")
     return report
-
-
-# --- artifacts --------------------------------------------------------------------------------
-
-
-def _source_dirs(project_dir: Path) -> list[Path]:
-    conf = _project_yml(project_dir)
-    out = []
-    for key, default in DEFAULT_SOURCE_DIRS.items():
-        value = conf.get(key, default)
-        for item in value if isinstance(value, list) else [value]:
-            if isinstance(item, str) and "{{" not in item:
-                out.append(project_dir / item)
-    return out
-
-
-def newest_source(project_dir: Path) -> tuple[Path, int] | None:
-    """The most recently changed file dbt reads into the manifest, with its mtime (ns)."""
-    best: tuple[Path, int] | None = None
-    candidates = [project_dir / "dbt_project.yml", project_dir / "packages.yml", project_dir / "dependencies.yml"]
-    for root in _source_dirs(project_dir):
-        if root.is_dir():
-            candidates += [p for p in root.rglob("*") if p.suffix.lower() in SOURCE_SUFFIXES]
-    for path in candidates:
-        try:
-            mtime = path.stat().st_mtime_ns
-        except OSError:
-            continue
-        if best is None or mtime > best[1]:
-            best = (path, mtime)
-    return best
-
-
-class ArtifactState(Enum):
-    FRESH = "fresh"
-    MISSING = "missing"
-    STALE = "stale"
-
-
-@dataclass(frozen=True)
-class ArtifactStatus:
-    state: ArtifactState
-    message: str = ""  # one line: what is missing or older than what, and the fix
-
-
-def artifact_status(paths: ProjectPaths, need_catalog: bool) -> ArtifactStatus:
-    """Whether manifest.json (and catalog.json when needed) exist and are newer than the project."""
-    wanted = [paths.target_dir / "manifest.json"] + ([paths.target_dir / "catalog.json"] if need_catalog else [])
-    missing = [p for p in wanted if not p.exists()]
-    if missing:
-        names = " and ".join(p.name for p in missing)
-        return ArtifactStatus(ArtifactState.MISSING, f"{names} not found in {paths.target_dir}: run "
-                                                     f"`{DOCS_GENERATE}` in {paths.project_dir}")
-    newest = newest_source(paths.project_dir)
-    oldest = min(p.stat().st_mtime_ns for p in wanted)
-    if newest is not None and newest[1] > oldest:
-        changed = os.path.relpath(newest[0], paths.project_dir)
-        return ArtifactStatus(ArtifactState.STALE, f"{paths.target_dir / wanted[0].name} is older than {changed}: "
-                                                   f"run `{DOCS_GENERATE}` to see the change")
-    return ArtifactStatus(ArtifactState.FRESH)
-
-
-def prepare_artifacts(paths: ProjectPaths, inv: DbtInvocation | None, need_catalog: bool, build: bool,
-                      notice: Progress | None = None) -> ArtifactStatus:
-    """Check the artifacts; with `build`, run `dbt docs generate` when they are missing or stale.
-    Missing without `build` is an error (option `build_artifacts`); stale is a notice."""
-    status = artifact_status(paths, need_catalog)
-    if status.state is ArtifactState.FRESH:
-        return status
-    if build:
-        if inv is None:
-            raise SchemaLinkError(f"cannot build the artifacts of {paths.project_dir}: no dbt invocation given")
-        if notice:
-            notice(f"running `{DOCS_GENERATE}` ({status.state.value} artifacts)")
-        args = ["docs", "generate"]
-        if paths.target_dir != paths.project_dir / "target":
-            args += ["--target-path", str(paths.target_dir)]
-        result = stream_dbt(inv, args)
-        if not result.ok:
-            raise WarehouseError(f"{DOCS_GENERATE} failed in {paths.project_dir}: {result.error_summary()}")
-        return artifact_status(paths, need_catalog)
-    if status.state is ArtifactState.MISSING:
-        raise ArtifactError(status.message, option="build_artifacts")
-    if notice:
-        notice(f"notice: {status.message}")
-    return status

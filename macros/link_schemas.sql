@@ -52,12 +52,12 @@
     {%- set doc = {
         'format': 'dbt_schema_link/profiles',
         'format_version': 2,
-        'package_version': schema_link_package_version(),
+        'package_version': dbt_schema_link.schema_link_package_version(),
         'adapter': adapter.type(),
         'options': options,
     } -%}
     {%- do doc.update(extra or {}) -%}
-    {%- do schema_link__envelope_line('begin', doc) -%}
+    {%- do dbt_schema_link.schema_link__envelope_line('begin', doc) -%}
 {% endmacro %}
 
 {#- The envelope's `relation` document: one collected relation (schema_link_collect_relations)
@@ -85,7 +85,7 @@
     {%- if not execute -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set opts = schema_link_resolve_options({
+    {%- set opts = dbt_schema_link.schema_link_resolve_options({
         'select': select, 'exclude': exclude, 'k': k, 'sample_rows': sample_rows,
         'sample_percent': sample_percent, 'sample_seed': sample_seed, 'top_n': top_n,
         'top_max_distinct': top_max_distinct, 'max_columns_per_query': max_columns_per_query,
@@ -93,21 +93,21 @@
         'packages': packages,
     }) -%}
     {%- if opts.envelope -%}
-        {%- do schema_link__envelope_begin(opts) -%}
+        {%- do dbt_schema_link.schema_link__envelope_begin(opts) -%}
     {%- endif -%}
 
-    {%- set collected = schema_link_collect_relations(opts.select, opts.exclude, opts.packages or false) -%}
+    {%- set collected = dbt_schema_link.schema_link_collect_relations(opts.select, opts.exclude, opts.packages or false) -%}
     {%- set entries = [] -%}
     {%- set totals = {'columns': 0, 'not_profiled': 0, 'rows': 0} -%}
     {%- set sampled = [] -%}
-    {%- set catalog = schema_link_columns_by_relation(collected.relations | map(attribute='relation') | list) or {} -%}
+    {%- set catalog = dbt_schema_link.schema_link_columns_by_relation(collected.relations | map(attribute='relation') | list) or {} -%}
     {%- for entry in collected.relations -%}
         {%- set rel = entry.relation -%}
-        {%- set columns = catalog.get(schema_link__relation_key(rel.database, rel.schema, rel.identifier)) -%}
-        {%- set profile = schema_link_profile_relation(rel, columns, opts) -%}
-        {%- set doc = schema_link__envelope_relation(entry, profile) -%}
+        {%- set columns = catalog.get(dbt_schema_link.schema_link__relation_key(rel.database, rel.schema, rel.identifier)) -%}
+        {%- set profile = dbt_schema_link.schema_link_profile_relation(rel, columns, opts) -%}
+        {%- set doc = dbt_schema_link.schema_link__envelope_relation(entry, profile) -%}
         {%- if opts.envelope -%}
-            {%- do schema_link__envelope_line('relation', doc) -%}
+            {%- do dbt_schema_link.schema_link__envelope_line('relation', doc) -%}
         {%- endif -%}
         {%- do totals.update({
             'columns': totals.columns + (profile.columns | length),
@@ -130,8 +130,9 @@
     {%- set results = [] -%}
     {%- set accepted = [] -%}
     {%- if opts.suggest -%}
-        {%- set candidates = schema_link_suggest_candidates(entries, schema_link__declared_relationships()) -%}
-        {%- set results = schema_link_run_containment(candidates) -%}
+        {%- set declared = dbt_schema_link.schema_link__declared_relationships() -%}
+        {%- set candidates = dbt_schema_link.schema_link_suggest_candidates(entries, declared) -%}
+        {%- set results = dbt_schema_link.schema_link_run_containment(candidates) -%}
         {%- set by_uid = {} -%}
         {%- for e in entries -%}{%- do by_uid.update({e.unique_id: e}) -%}{%- endfor -%}
         {%- set best = {} -%}
@@ -139,7 +140,7 @@
         {%- set type_rank = {'model': 0, 'snapshot': 1, 'seed': 2, 'source': 3} -%}
         {%- for r in results -%}
             {%- if opts.envelope -%}
-                {%- do schema_link__envelope_line('containment', r) -%}
+                {%- do dbt_schema_link.schema_link__envelope_line('containment', r) -%}
             {%- endif -%}
             {%- if r.child_distinct > 0 and (r.matched / r.child_distinct) >= opts.min_containment -%}
                 {%- set child = by_uid[r.child] -%}
@@ -147,7 +148,7 @@
                 {%- set key = r.child ~ '|' ~ r.child_column -%}
                 {%- set option = {
                     'neg_ratio': 0 - (r.matched / r.child_distinct),
-                    'layer_rank': 0 if schema_link__layer(child.name) == schema_link__layer(parent.name) else 1,
+                    'layer_rank': 0 if dbt_schema_link.schema_link__layer(child.name) == dbt_schema_link.schema_link__layer(parent.name) else 1,
                     'type_rank': type_rank.get(parent.resource_type, 9),
                     'parent_name': parent.name,
                     'link': {
@@ -170,7 +171,7 @@
     {%- endif -%}
 
     {%- if opts.envelope -%}
-        {%- do schema_link__envelope_line('end', {
+        {%- do dbt_schema_link.schema_link__envelope_line('end', {
             'relations': entries | length,
             'containment': results | length,
             'skipped': collected.skipped,
@@ -189,7 +190,7 @@
         {%- if accepted -%}
             {%- do log('dbt_schema_link: ' ~ (accepted | length) ~ ' suggested relationships (exact containment >= '
                 ~ opts.min_containment ~ ' of ' ~ (results | length) ~ ' name/type candidates); add to your YAML:\n'
-                ~ schema_link_relationships_yaml(accepted), info=True) -%}
+                ~ dbt_schema_link.schema_link_relationships_yaml(accepted), info=True) -%}
         {%- else -%}
             {%- do log('dbt_schema_link: no suggested relationships (' ~ (results | length)
                 ~ ' name/type candidates checked)', info=True) -%}

@@ -1,5 +1,5 @@
 {#- SQL counting the distinct non-null values of expr: approximate (HyperLogLog) where the
-    warehouse has it, exact otherwise. schema_link_distinct_is_approx() says which. -#}
+    warehouse has it, exact otherwise. dbt_schema_link.schema_link_distinct_is_approx() says which. -#}
 {% macro schema_link_approx_distinct(expr) %}
     {{ return(adapter.dispatch('schema_link_approx_distinct', 'dbt_schema_link')(expr)) }}
 {% endmacro %}

@@ -12,9 +12,9 @@
 {% endmacro %}
 
 {% macro schema_link__matches(entry, patterns) %}
-    {#- patterns: a list, or a lookup dict from schema_link__pattern_lookup (constant time per
+    {#- patterns: a list, or a lookup dict from dbt_schema_link.schema_link__pattern_lookup (constant time per
         entry: a selection of thousands of ids against thousands of nodes stays linear) -#}
-    {%- set lookup = patterns if patterns is mapping else schema_link__pattern_lookup(patterns) -%}
+    {%- set lookup = patterns if patterns is mapping else dbt_schema_link.schema_link__pattern_lookup(patterns) -%}
     {{ return(entry.unique_id in lookup or entry.name in lookup
         or (entry.source_name is not none and (entry.source_name ~ '.' ~ entry.name) in lookup)) }}
 {% endmacro %}
@@ -38,7 +38,7 @@
         {%- set ordered = [] -%}
         {%- for node in graph.nodes.values() -%}
             {%- if node.resource_type in rank
-                and schema_link__package_wanted(node.package_name, all_packages)
+                and dbt_schema_link.schema_link__package_wanted(node.package_name, all_packages)
                 and not (node.resource_type == 'model' and node.config.materialized == 'ephemeral') -%}
                 {%- do ordered.append({
                     'sort_key': rank[node.resource_type] ~ ' ' ~ node.unique_id,
@@ -53,7 +53,7 @@
             {%- endif -%}
         {%- endfor -%}
         {%- for source in graph.sources.values() -%}
-            {%- if schema_link__package_wanted(source.package_name, all_packages) -%}
+            {%- if dbt_schema_link.schema_link__package_wanted(source.package_name, all_packages) -%}
                 {%- do ordered.append({
                     'sort_key': '9 ' ~ source.unique_id,
                     'unique_id': source.unique_id,
@@ -72,11 +72,11 @@
     {%- set relations = [] -%}
     {%- set skipped = [] -%}
     {%- set by_key = {} -%}
-    {%- set selected = none if select is none else schema_link__pattern_lookup(select) -%}
-    {%- set excluded = none if exclude is none else schema_link__pattern_lookup(exclude) -%}
+    {%- set selected = none if select is none else dbt_schema_link.schema_link__pattern_lookup(select) -%}
+    {%- set excluded = none if exclude is none else dbt_schema_link.schema_link__pattern_lookup(exclude) -%}
     {%- for c in candidates -%}
-        {%- if (selected is none or schema_link__matches(c, selected))
-            and not (excluded is not none and schema_link__matches(c, excluded)) -%}
+        {%- if (selected is none or dbt_schema_link.schema_link__matches(c, selected))
+            and not (excluded is not none and dbt_schema_link.schema_link__matches(c, excluded)) -%}
             {%- set rel = adapter.get_relation(database=c.database, schema=c.schema, identifier=c.identifier) -%}
             {%- if rel is none -%}
                 {%- do skipped.append({'unique_id': c.unique_id, 'reason': 'relation does not exist'}) -%}

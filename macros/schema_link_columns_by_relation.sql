@@ -19,7 +19,7 @@
     {#- information_schema.columns of the relations' schemas, grouped by relation -#}
     {%- set schemas = [] -%}
     {%- for rel in relations -%}
-        {%- set literal = schema_link__sql_string(rel.schema) -%}
+        {%- set literal = dbt_schema_link.schema_link__sql_string(rel.schema) -%}
         {%- if rel.schema is not none and literal not in schemas -%}
             {%- do schemas.append(literal) -%}
         {%- endif -%}
@@ -45,9 +45,9 @@
 {% endmacro %}
 
 {% macro duckdb__schema_link_columns_by_relation(relations) %}
-    {{ return(schema_link__information_schema_columns(relations, '')) }}
+    {{ return(dbt_schema_link.schema_link__information_schema_columns(relations, '')) }}
 {% endmacro %}
 
 {% macro postgres__schema_link_columns_by_relation(relations) %}
-    {{ return(schema_link__information_schema_columns(relations, ' and table_catalog = current_database()')) }}
+    {{ return(dbt_schema_link.schema_link__information_schema_columns(relations, ' and table_catalog = current_database()')) }}
 {% endmacro %}

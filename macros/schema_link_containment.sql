@@ -56,24 +56,24 @@
     {%- endfor -%}
     {%- set by_uid = {} -%}
     {%- for uid in wanted | unique -%}
-        {%- do by_uid.update({uid: schema_link__relation_of(uid)}) -%}
+        {%- do by_uid.update({uid: dbt_schema_link.schema_link__relation_of(uid)}) -%}
     {%- endfor -%}
     {%- set resolved = [] -%}
     {%- for p in pairs -%}
         {%- do resolved.append({
             'child': p.child,
-            'child_column': schema_link__find_column(by_uid[p.child], p.child_column),
+            'child_column': dbt_schema_link.schema_link__find_column(by_uid[p.child], p.child_column),
             'parent': p.parent,
-            'parent_column': schema_link__find_column(by_uid[p.parent], p.parent_column),
+            'parent_column': dbt_schema_link.schema_link__find_column(by_uid[p.parent], p.parent_column),
             'child_relation': by_uid[p.child],
             'parent_relation': by_uid[p.parent],
         }) -%}
     {%- endfor -%}
 
-    {%- do schema_link__envelope_begin({'pairs': pairs | length, 'batch_size': batch_size | int}) -%}
-    {%- set results = schema_link_run_containment(resolved, batch_size) -%}
+    {%- do dbt_schema_link.schema_link__envelope_begin({'pairs': pairs | length, 'batch_size': batch_size | int}) -%}
+    {%- set results = dbt_schema_link.schema_link_run_containment(resolved, batch_size) -%}
     {%- for r in results -%}
-        {%- do schema_link__envelope_line('containment', r) -%}
+        {%- do dbt_schema_link.schema_link__envelope_line('containment', r) -%}
     {%- endfor -%}
-    {%- do schema_link__envelope_line('end', {'relations': 0, 'containment': results | length, 'skipped': []}) -%}
+    {%- do dbt_schema_link.schema_link__envelope_line('end', {'relations': 0, 'containment': results | length, 'skipped': []}) -%}
 {% endmacro %}

@@ -9,19 +9,19 @@
 
 {% macro default__schema_link_containment_sql(pairs) %}
     {%- for pair in pairs %}
-    {%- set cc = schema_link_quote(pair.child_column) %}
-    {%- set pc = schema_link_quote(pair.parent_column) %}
+    {%- set cc = dbt_schema_link.schema_link_quote(pair.child_column) %}
+    {%- set pc = dbt_schema_link.schema_link_quote(pair.parent_column) %}
     select
         {{ loop.index0 }} as pair_idx,
         count(*) as child_distinct,
         count(p.v) as matched
     from (
-        select distinct {{ schema_link_canonical_text(cc) }} as v
+        select distinct {{ dbt_schema_link.schema_link_canonical_text(cc) }} as v
         from {{ pair.child_relation }}
         where {{ cc }} is not null
     ) as c
     left join (
-        select distinct {{ schema_link_canonical_text(pc) }} as v
+        select distinct {{ dbt_schema_link.schema_link_canonical_text(pc) }} as v
         from {{ pair.parent_relation }}
         where {{ pc }} is not null
     ) as p on c.v = p.v

@@ -1,4 +1,4 @@
-{#- True where schema_link_approx_distinct() renders an approximate count on this adapter. -#}
+{#- True where dbt_schema_link.schema_link_approx_distinct() renders an approximate count on this adapter. -#}
 {% macro schema_link_distinct_is_approx() %}
     {{ return(adapter.dispatch('schema_link_distinct_is_approx', 'dbt_schema_link')()) }}
 {% endmacro %}

@@ -1,4 +1,4 @@
-{#- The value the profiling statement feeds to schema_link_hash(_, seed) for each of the k seeds,
+{#- The value the profiling statement feeds to dbt_schema_link.schema_link_hash(_, seed) for each of the k seeds,
     computed once per row from the canonical text. Default: the text itself. DuckDB: its 64-bit
     hash, so the k seeded hashes are integer hashes (hashing the text k times is ~5x slower). -#}
 {% macro schema_link_minhash_base(expr) %}

@@ -2,14 +2,17 @@
     log as the `dbt_schema_link/profiles` envelope, so that `dbt-schema-link link` afterwards
     takes them from the log instead of scanning those relations again.
 
-    The hook ships in this package's own dbt_project.yml and is off until a project opts in:
+    A project opts in with `dbt-schema-link init --on-run-end`, which adds the hook line and the
+    switch to the project's own dbt_project.yml (the package declares no hook, so a project that
+    has not opted in runs none):
 
-        # the project's dbt_project.yml
+        on-run-end:
+          - "{{ dbt_schema_link.on_run_end() }}"
         vars:
-          schema_link_on_run_end: true          # or [dev, ci]: only in these targets
+          schema_link_on_run_end: true          # or [dev, ci]: only in these targets; false: off
 
-    (It must run as the package's hook: a macro called from the root project's hooks resolves
-    the names it calls in the root project, where this package's helpers are not defined.)
+    Called from the root project's hook, this macro runs in the root project's context: every
+    call inside the package is therefore qualified (`dbt_schema_link.<macro>`) or dispatched.
     Read-only (the same SELECT and catalog queries as link_schemas, through
     schema_link_profile_relation), and only for the models, seeds and snapshots of the root
     project and of the installed packages in scope (vars.schema_link.packages, default all) whose
@@ -17,16 +20,9 @@
     `hook`, `invocation_id` and `target` besides what link_schemas prints, so the CLI knows which
     build a profile came from. -#}
 {% macro on_run_end(run_results=none) %}
-    {%- if schema_link_resolve_options is not defined -%}
-        {#- called from the root project's on-run-end: see above -#}
-        {%- do log('dbt_schema_link: remove dbt_schema_link.on_run_end() from your on-run-end; the package runs '
-            ~ 'it itself when vars: {schema_link_on_run_end: true} is set', info=True) -%}
-        {{ return('') }}
-    {%- endif -%}
     {{ return(adapter.dispatch('schema_link_on_run_end', 'dbt_schema_link')(run_results)) }}
 {% endmacro %}
 
-{#- The switch, var schema_link_on_run_end: true/false (default false), or target names. -#}
 {% macro schema_link__on_run_end_enabled() %}
     {%- set value = var('schema_link_on_run_end', false) -%}
     {%- if value is none or value is sameas true or value is sameas false -%}
@@ -63,7 +59,7 @@
                                                           'nodetype.seed', 'nodetype.snapshot']
             and (node.package_name == project_name
                  or (node.package_name not in ['dbt_schema_link', 'dbt_schema_link_integration_tests']
-                     and schema_link__package_wanted(node.package_name, packages))) -%}
+                     and dbt_schema_link.schema_link__package_wanted(node.package_name, packages))) -%}
             {%- do built.append(node.unique_id) -%}
         {%- endif -%}
     {%- endfor -%}
@@ -74,19 +70,19 @@
     {%- if not execute -%}
         {{ return('') }}
     {%- endif -%}
-    {%- if not schema_link__on_run_end_enabled() -%}
+    {%- if not dbt_schema_link.schema_link__on_run_end_enabled() -%}
         {{ return('') }}
     {%- endif -%}
-    {%- set packages = schema_link__hook_packages() -%}
-    {%- set built = schema_link__built_nodes(run_results if run_results is not none else results, packages) -%}
+    {%- set packages = dbt_schema_link.schema_link__hook_packages() -%}
+    {%- set built = dbt_schema_link.schema_link__built_nodes(run_results if run_results is not none else results, packages) -%}
     {%- if built | length == 0 -%}
         {{ return('') }}
     {%- endif -%}
     {%- set started = modules.datetime.datetime.now() -%}
     {#- the default options, as `dbt-schema-link link` uses by default: other ones there re-profile -#}
-    {%- set opts = schema_link_resolve_options({'suggest': false, 'envelope': true}) -%}
-    {%- set collected = schema_link_collect_relations(built, none, packages) -%}
-    {%- do schema_link__envelope_begin(opts, {
+    {%- set opts = dbt_schema_link.schema_link_resolve_options({'suggest': false, 'envelope': true}) -%}
+    {%- set collected = dbt_schema_link.schema_link_collect_relations(built, none, packages) -%}
+    {%- do dbt_schema_link.schema_link__envelope_begin(opts, {
         'hook': 'on_run_end',
         'invocation_id': invocation_id,
         'target': target.name,
@@ -94,11 +90,11 @@
     }) -%}
 
     {%- set skipped = collected.skipped | list -%}
-    {%- set catalog = schema_link_columns_by_relation(collected.relations | map(attribute='relation') | list) or {} -%}
+    {%- set catalog = dbt_schema_link.schema_link_columns_by_relation(collected.relations | map(attribute='relation') | list) or {} -%}
     {%- set totals = {'relations': 0, 'columns': 0} -%}
     {%- for entry in collected.relations -%}
         {%- set rel = entry.relation -%}
-        {%- set columns = catalog.get(schema_link__relation_key(rel.database, rel.schema, rel.identifier)) -%}
+        {%- set columns = catalog.get(dbt_schema_link.schema_link__relation_key(rel.database, rel.schema, rel.identifier)) -%}
         {%- if columns is none -%}
             {%- set columns = adapter.get_columns_in_relation(rel) -%}
         {%- endif -%}
@@ -106,13 +102,14 @@
             {#- checked here: a query that fails inside a hook would fail the user's build -#}
             {%- do skipped.append({'unique_id': entry.unique_id, 'reason': 'the warehouse reports no columns'}) -%}
         {%- else -%}
-            {%- set profile = schema_link_profile_relation(rel, columns, opts) -%}
-            {%- do schema_link__envelope_line('relation', schema_link__envelope_relation(entry, profile)) -%}
+            {%- set profile = dbt_schema_link.schema_link_profile_relation(rel, columns, opts) -%}
+            {%- set doc = dbt_schema_link.schema_link__envelope_relation(entry, profile) -%}
+            {%- do dbt_schema_link.schema_link__envelope_line('relation', doc) -%}
             {%- do totals.update({'relations': totals.relations + 1,
                                   'columns': totals.columns + (profile.columns | length)}) -%}
         {%- endif -%}
     {%- endfor -%}
-    {%- do schema_link__envelope_line('end', {
+    {%- do dbt_schema_link.schema_link__envelope_line('end', {
         'relations': totals.relations,
         'containment': 0,
         'skipped': skipped,

@@ -3,7 +3,7 @@
     read once, or once per chunk when wide) and return the profile as a dict of plain JSON types:
     {database, schema, identifier, relation, row_count, sampled, sample_percent, columns: [...]}.
     columns: dbt Column objects or {name, data_type} dicts; none = ask the adapter.
-    options: as schema_link_resolve_options (only the profiling ones are used). -#}
+    options: as dbt_schema_link.schema_link_resolve_options (only the profiling ones are used). -#}
 {% macro schema_link_profile_relation(relation, columns=none, options=none) %}
     {{ return(adapter.dispatch('schema_link_profile_relation', 'dbt_schema_link')(relation, columns, options)) }}
 {% endmacro %}
@@ -38,11 +38,11 @@
 {% endmacro %}
 
 {% macro default__schema_link_profile_relation(relation, columns=none, options=none) %}
-    {%- set opts = schema_link_resolve_options(options) -%}
+    {%- set opts = dbt_schema_link.schema_link_resolve_options(options) -%}
     {%- if columns is none -%}
         {%- set columns = adapter.get_columns_in_relation(relation) -%}
     {%- endif -%}
-    {%- set approx = schema_link_distinct_is_approx() -%}
+    {%- set approx = dbt_schema_link.schema_link_distinct_is_approx() -%}
 
     {#- column list in relation order; profiled ones remember their position -#}
     {%- set skip_reason = adapter.dispatch('schema_link_skip_reason', 'dbt_schema_link') -%}
@@ -63,7 +63,7 @@
         {%- endif -%}
     {%- endfor -%}
 
-    {%- set estimate = schema_link_row_estimate(relation) -%}
+    {%- set estimate = dbt_schema_link.schema_link_row_estimate(relation) -%}
     {%- set sampled = estimate is not none and estimate > opts.sample_rows -%}
     {%- set sql_options = {
         'k': opts.k,
@@ -85,7 +85,7 @@
     {%- set stats = {} -%}
     {%- set counted = {'rows': none} -%}
     {%- for chunk in chunks -%}
-        {%- set res = run_query(schema_link_profile_sql(relation, chunk, sql_options)) -%}
+        {%- set res = run_query(dbt_schema_link.schema_link_profile_sql(relation, chunk, sql_options)) -%}
         {%- set names = res.column_names | map('lower') | list -%}
         {%- for row in res.rows -%}
             {%- set d = {} -%}
@@ -95,11 +95,11 @@
             {%- if 'col_idx' in names -%}
                 {#- long shape: one row per column; col_idx NULL (postgres) is the whole relation -#}
                 {%- if d.col_idx is none -%}
-                    {%- do counted.update({'rows': schema_link__int(d.non_null)}) -%}
+                    {%- do counted.update({'rows': dbt_schema_link.schema_link__int(d.non_null)}) -%}
                 {%- else -%}
                     {%- if 'row_count' in names -%}
                         {#- duckdb: every column row carries the row count -#}
-                        {%- do counted.update({'rows': schema_link__int(d.row_count)}) -%}
+                        {%- do counted.update({'rows': dbt_schema_link.schema_link__int(d.row_count)}) -%}
                     {%- endif -%}
                     {%- set info = chunk[d.col_idx | int] -%}
                     {%- do stats.update({info.pos: {
@@ -112,7 +112,7 @@
                 {%- endif -%}
             {%- else -%}
                 {#- wide shape: one row, c<i>_<stat> per column -#}
-                {%- do counted.update({'rows': schema_link__int(d.row_count)}) -%}
+                {%- do counted.update({'rows': dbt_schema_link.schema_link__int(d.row_count)}) -%}
                 {%- for info in chunk -%}
                     {%- set c = 'c' ~ loop.index0 ~ '_' -%}
                     {%- do stats.update({info.pos: {
@@ -146,13 +146,13 @@
             {%- set minhash = s.get('minhash') -%}
             {%- set top = none -%}
             {%- if non_null > 0 and n_distinct <= opts.top_max_distinct and opts.top_n > 0 -%}
-                {%- set top = schema_link__top_list(s.get('top_values'), opts.top_n) -%}
+                {%- set top = dbt_schema_link.schema_link__top_list(s.get('top_values'), opts.top_n) -%}
             {%- endif -%}
             {%- if s.get('flag_bad') is not none -%}
                 {%- set flag_bad = s.flag_bad | int -%}
             {%- elif top is not none and (top | length) >= n_distinct -%}
                 {#- the SQL left the flag check to the top values, which then hold every value -#}
-                {%- set flag_bad = top | map('lower') | reject('in', schema_link__flag_vocabulary()) | list | length -%}
+                {%- set flag_bad = top | map('lower') | reject('in', dbt_schema_link.schema_link__flag_vocabulary()) | list | length -%}
             {%- else -%}
                 {%- set flag_bad = 1 -%}
             {%- endif -%}

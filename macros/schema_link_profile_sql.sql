@@ -25,7 +25,7 @@
 
 {% macro schema_link__flag_values() %}
     {%- set quoted = [] -%}
-    {%- for v in schema_link__flag_vocabulary() -%}{%- do quoted.append("'" ~ v ~ "'") -%}{%- endfor -%}
+    {%- for v in dbt_schema_link.schema_link__flag_vocabulary() -%}{%- do quoted.append("'" ~ v ~ "'") -%}{%- endfor -%}
     {{ return('(' ~ (quoted | join(', ')) ~ ')') }}
 {% endmacro %}
 
@@ -35,10 +35,11 @@
     {%- endif -%}
     {%- set keys = [] -%}
     {%- for col in columns[:3] -%}
-        {%- do keys.append('coalesce(' ~ schema_link_canonical_text(schema_link_quote(col.name)) ~ ", '')") -%}
+        {%- do keys.append('coalesce('
+            ~ dbt_schema_link.schema_link_canonical_text(dbt_schema_link.schema_link_quote(col.name)) ~ ", '')") -%}
     {%- endfor -%}
     {%- set key_expr = (keys | join(" || '|' || ")) if keys else none -%}
-    {{ return(schema_link_sample_clause(options.get('sample_percent'), options.get('sample_seed', 42), key_expr)) }}
+    {{ return(dbt_schema_link.schema_link_sample_clause(options.get('sample_percent'), options.get('sample_seed', 42), key_expr)) }}
 {% endmacro %}
 
 {% macro default__schema_link_profile_sql(relation, columns, options) %}
@@ -46,38 +47,39 @@
     {%- set top_n = options.get('top_n', 10) | int -%}
     select
         count(*) as row_count
-    {%- set prehash = schema_link_minhash_base('v') != 'v' %}
+    {%- set prehash = dbt_schema_link.schema_link_minhash_base('v') != 'v' %}
     {%- for col in columns %}
     {%- set v = 'v' ~ loop.index0 %}
     {%- set c = 'c' ~ loop.index0 %}
     {%- set b = ('b' ~ loop.index0) if prehash else v %}
     {%- set minima = [] %}
     {%- for seed in range(1, k + 1) %}
-        {%- do minima.append('min(case when ' ~ v ~ ' is not null then ' ~ schema_link_hash(b, seed) ~ ' end)') %}
+        {%- do minima.append('min(case when ' ~ v ~ ' is not null then ' ~ dbt_schema_link.schema_link_hash(b, seed) ~ ' end)') %}
     {%- endfor %},
         count({{ v }}) as {{ c }}_non_null,
-        {{ schema_link_approx_distinct(v) }} as {{ c }}_distinct,
+        {{ dbt_schema_link.schema_link_approx_distinct(v) }} as {{ c }}_distinct,
         min(length({{ v }})) as {{ c }}_min_len,
         max(length({{ v }})) as {{ c }}_max_len,
-        {{ schema_link_text_list(minima) }} as {{ c }}_minhash,
-        count(case when lower({{ v }}) not in {{ schema_link__flag_values() }} then 1 end) as {{ c }}_flag_bad,
-        {{ schema_link_top_values(v, top_n) if top_n > 0 else 'null' }} as {{ c }}_top_values
+        {{ dbt_schema_link.schema_link_text_list(minima) }} as {{ c }}_minhash,
+        count(case when lower({{ v }}) not in {{ dbt_schema_link.schema_link__flag_values() }} then 1 end) as {{ c }}_flag_bad,
+        {{ dbt_schema_link.schema_link_top_values(v, top_n) if top_n > 0 else 'null' }} as {{ c }}_top_values
     {%- endfor %}
     from (
         select
             *
         {%- for col in columns if prehash %},
-            {{ schema_link_minhash_base('v' ~ loop.index0) }} as b{{ loop.index0 }}
+            {{ dbt_schema_link.schema_link_minhash_base('v' ~ loop.index0) }} as b{{ loop.index0 }}
         {%- endfor %}
         from (
             select
             {%- for col in columns %}
-                {{ schema_link_canonical_text(schema_link_quote(col.name)) }} as v{{ loop.index0 }}{{ ',' if not loop.last }}
+                {{ dbt_schema_link.schema_link_canonical_text(
+                dbt_schema_link.schema_link_quote(col.name)) }} as v{{ loop.index0 }}{{ ',' if not loop.last }}
             {%- else %}
                 1 as v_none
             {%- endfor %}
             from {{ relation }}
-            {{ schema_link__sample_sql(relation, columns, options) }}
+            {{ dbt_schema_link.schema_link__sample_sql(relation, columns, options) }}
         ) as canonical
     ) as src
 {% endmacro %}
@@ -96,21 +98,22 @@
         cast(null as integer) as col_idx,
         count(*) as non_null
     from {{ relation }}
-    {{ schema_link__sample_sql(relation, columns, options) }}
+    {{ dbt_schema_link.schema_link__sample_sql(relation, columns, options) }}
     {%- else -%}
     {%- set sketched = [] -%}
     {%- set numeric = [] -%}
     {%- for col in columns -%}
-        {%- if schema_link_sketch_values(col.data_type) -%}{%- do sketched.append(loop.index0 | string) -%}{%- endif -%}
-        {%- if schema_link_numeric_type(col.data_type) -%}{%- do numeric.append(loop.index0 | string) -%}{%- endif -%}
+        {%- if dbt_schema_link.schema_link_sketch_values(col.data_type) -%}{%- do sketched.append(loop.index0 | string) -%}{%- endif -%}
+        {%- if dbt_schema_link.schema_link_numeric_type(col.data_type) -%}{%- do numeric.append(loop.index0 | string) -%}{%- endif -%}
     {%- endfor %}
     with src as (
         select
         {%- for col in columns %}
-            {{ schema_link_canonical_text(schema_link_quote(col.name)) }} as v{{ loop.index0 }}{{ ',' if not loop.last }}
+            {{ dbt_schema_link.schema_link_canonical_text(
+                dbt_schema_link.schema_link_quote(col.name)) }} as v{{ loop.index0 }}{{ ',' if not loop.last }}
         {%- endfor %}
         from {{ relation }}
-        {{ schema_link__sample_sql(relation, columns, options) }}
+        {{ dbt_schema_link.schema_link__sample_sql(relation, columns, options) }}
     ),
 
     grp as (
@@ -148,7 +151,7 @@
             count(*) as distinct_count,
             min(length(val)) as min_len,
             max(length(val)) as max_len,
-            count(case when lower(val) not in {{ schema_link__flag_values() }} then 1 end) as flag_bad,
+            count(case when lower(val) not in {{ dbt_schema_link.schema_link__flag_values() }} then 1 end) as flag_bad,
             {#- canonical text of a number casts back; the case keeps text columns from the cast -#}
             min(case when col_idx in ({{ numeric | join(', ') if numeric else 'null' }}) then cast(val as double precision) end) as min_value,
             max(case when col_idx in ({{ numeric | join(', ') if numeric else 'null' }}) then cast(val as double precision) end) as max_value
@@ -224,7 +227,7 @@
     {%- set k = options.get('k', 128) | int -%}
     {%- set top_n = options.get('top_n', 10) | int -%}
     {%- set top_max = options.get('top_max_distinct', 50) | int -%}
-    {%- set sample = schema_link__sample_sql(relation, columns, options) | trim -%}
+    {%- set sample = dbt_schema_link.schema_link__sample_sql(relation, columns, options) | trim -%}
     {%- if columns | length == 0 %}
     select count(*) as row_count
     from {{ relation }}
@@ -365,7 +368,7 @@
 
 {% macro redshift__schema_link_profile_sql(relation, columns, options) %}
     {#- Redshift inherits postgres__ macros; it has no FILTER / array_agg: use the wide shape -#}
-    {{ return(default__schema_link_profile_sql(relation, columns, options)) }}
+    {{ return(dbt_schema_link.default__schema_link_profile_sql(relation, columns, options)) }}
 {% endmacro %}
 
 {% macro spark__schema_link_profile_sql(relation, columns, options) %}
@@ -382,7 +385,7 @@
     {%- set k = options.get('k', 128) | int -%}
     {%- set top_n = options.get('top_n', 10) | int -%}
     {%- set top_max = options.get('top_max_distinct', 50) | int -%}
-    {%- set sample = schema_link__sample_sql(relation, columns, options) | trim -%}
+    {%- set sample = dbt_schema_link.schema_link__sample_sql(relation, columns, options) | trim -%}
     {%- if columns | length == 0 %}
     select count(*) as row_count
     from {{ relation }}
@@ -392,8 +395,8 @@
     {%- set numeric = [] -%}
     {%- set stacked = [] -%}
     {%- for col in columns -%}
-        {%- if schema_link_sketch_values(col.data_type) -%}{%- do sketched.append(loop.index0 | string) -%}{%- endif -%}
-        {%- if schema_link_numeric_type(col.data_type) -%}{%- do numeric.append(loop.index0 | string) -%}{%- endif -%}
+        {%- if dbt_schema_link.schema_link_sketch_values(col.data_type) -%}{%- do sketched.append(loop.index0 | string) -%}{%- endif -%}
+        {%- if dbt_schema_link.schema_link_numeric_type(col.data_type) -%}{%- do numeric.append(loop.index0 | string) -%}{%- endif -%}
         {%- do stacked.append(loop.index0 ~ ', v' ~ loop.index0) -%}
     {%- endfor -%}
     {%- set is_sketched = 'col_idx in (' ~ (sketched | join(', ') if sketched else 'null') ~ ')' -%}
@@ -401,7 +404,8 @@
     with src as (
         select
         {%- for col in columns %}
-            {{ schema_link_canonical_text(schema_link_quote(col.name), col.data_type) }} as v{{ loop.index0 }}{{ ',' if not loop.last }}
+            {{ dbt_schema_link.schema_link_canonical_text(
+                dbt_schema_link.schema_link_quote(col.name), col.data_type) }} as v{{ loop.index0 }}{{ ',' if not loop.last }}
         {%- endfor %}
         from {{ relation }}
         {{ sample }}
@@ -432,7 +436,7 @@
             min(length(v)) as min_len,
             max(length(v)) as max_len,
             min(xxhash64(v)) as minimum,
-            count(case when lower(v) not in {{ schema_link__flag_values() }} then 1 end) as flag_bad,
+            count(case when lower(v) not in {{ dbt_schema_link.schema_link__flag_values() }} then 1 end) as flag_bad,
             {#- canonical text of a number casts back; the case keeps text columns from the cast -#}
             min(case when {{ is_numeric }} then cast(v as double) end) as min_value,
             max(case when {{ is_numeric }} then cast(v as double) end) as max_value,
@@ -464,5 +468,5 @@
 
 {% macro databricks__schema_link_profile_sql(relation, columns, options) %}
     {#- Databricks SQL runs Spark SQL's statement unchanged -#}
-    {{ return(spark__schema_link_profile_sql(relation, columns, options)) }}
+    {{ return(dbt_schema_link.spark__schema_link_profile_sql(relation, columns, options)) }}
 {% endmacro %}

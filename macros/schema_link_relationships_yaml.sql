@@ -38,7 +38,7 @@
 {% endmacro %}
 
 {% macro default__schema_link_relationships_yaml(links) %}
-    {%- set use_arguments = schema_link__uses_test_arguments() -%}
+    {%- set use_arguments = dbt_schema_link.schema_link__uses_test_arguments() -%}
     {%- set blocks = {'model': [], 'seed': [], 'snapshot': [], 'source': []} -%}
     {#- group: resource type -> child (unique_id) -> columns -#}
     {%- set children = {} -%}
@@ -61,10 +61,10 @@
         {%- if mine -%}
             {%- do lines.append(key ~ ':') -%}
             {%- for uid in mine -%}
-                {%- do lines.append('  - name: ' ~ schema_link__yaml_name(children[uid].entry.name)) -%}
+                {%- do lines.append('  - name: ' ~ dbt_schema_link.schema_link__yaml_name(children[uid].entry.name)) -%}
                 {%- do lines.append('    columns:') -%}
                 {%- for link in children[uid].links -%}
-                    {%- do lines.extend(schema_link__column_yaml(link, '      ', use_arguments)) -%}
+                    {%- do lines.extend(dbt_schema_link.schema_link__column_yaml(link, '      ', use_arguments)) -%}
                 {%- endfor -%}
             {%- endfor -%}
         {%- endif -%}
@@ -81,15 +81,15 @@
     {%- if source_names -%}
         {%- do lines.append('sources:') -%}
         {%- for sname in source_names -%}
-            {%- do lines.append('  - name: ' ~ schema_link__yaml_name(sname)) -%}
+            {%- do lines.append('  - name: ' ~ dbt_schema_link.schema_link__yaml_name(sname)) -%}
             {%- do lines.append('    tables:') -%}
             {%- for uid in child_order -%}
                 {%- set e = children[uid].entry -%}
                 {%- if e.resource_type == 'source' and e.source_name == sname -%}
-                    {%- do lines.append('      - name: ' ~ schema_link__yaml_name(e.name)) -%}
+                    {%- do lines.append('      - name: ' ~ dbt_schema_link.schema_link__yaml_name(e.name)) -%}
                     {%- do lines.append('        columns:') -%}
                     {%- for link in children[uid].links -%}
-                        {%- do lines.extend(schema_link__column_yaml(link, '          ', use_arguments)) -%}
+                        {%- do lines.extend(dbt_schema_link.schema_link__column_yaml(link, '          ', use_arguments)) -%}
                     {%- endfor -%}
                 {%- endif -%}
             {%- endfor -%}
@@ -105,9 +105,10 @@
     {%- else -%}
         {%- set to = "ref('" ~ p.name ~ "')" -%}
     {%- endif -%}
-    {%- set field = link.parent_column if schema_link__plain_identifier(link.parent_column) else schema_link_quote(link.parent_column) -%}
-    {%- set out = [indent ~ '- name: ' ~ schema_link__yaml_name(link.child_column)] -%}
-    {%- if not schema_link__plain_identifier(link.child_column) -%}
+    {%- set field = link.parent_column if dbt_schema_link.schema_link__plain_identifier(link.parent_column)
+        else dbt_schema_link.schema_link_quote(link.parent_column) -%}
+    {%- set out = [indent ~ '- name: ' ~ dbt_schema_link.schema_link__yaml_name(link.child_column)] -%}
+    {%- if not dbt_schema_link.schema_link__plain_identifier(link.child_column) -%}
         {%- do out.append(indent ~ '  quote: true') -%}
     {%- endif -%}
     {%- do out.append(indent ~ '  data_tests:') -%}
@@ -118,6 +119,6 @@
         {%- do out.append(indent ~ '        arguments:') -%}
     {%- endif -%}
     {%- do out.append(inner ~ 'to: ' ~ to) -%}
-    {%- do out.append(inner ~ 'field: ' ~ schema_link__yaml_name(field)) -%}
+    {%- do out.append(inner ~ 'field: ' ~ dbt_schema_link.schema_link__yaml_name(field)) -%}
     {{ return(out) }}
 {% endmacro %}

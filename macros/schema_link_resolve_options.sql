@@ -69,19 +69,19 @@
         {%- do o.update({key: default if v is none else v}) -%}
     {%- endfor -%}
     {%- do o.update({
-        'select': schema_link__as_list(o['select'], 'select'),
-        'exclude': schema_link__as_list(o['exclude'], 'exclude'),
-        'packages': schema_link__as_list(o['packages'], 'packages'),
-        'k': schema_link__as_number(o['k'], 'k', 1, 1024, true),
-        'sample_rows': schema_link__as_number(o['sample_rows'], 'sample_rows', 1, 1000000000000, true),
-        'sample_percent': schema_link__as_number(o['sample_percent'], 'sample_percent', 0.0001, 100, false),
-        'sample_seed': schema_link__as_number(o['sample_seed'], 'sample_seed', 0, 2147483647, true),
-        'top_n': schema_link__as_number(o['top_n'], 'top_n', 0, 1000, true),
-        'top_max_distinct': schema_link__as_number(o['top_max_distinct'], 'top_max_distinct', 0, 1000000, true),
-        'max_columns_per_query': schema_link__as_number(o['max_columns_per_query'], 'max_columns_per_query', 1, 10000, true),
-        'envelope': schema_link__as_bool(o['envelope'], 'envelope'),
-        'suggest': schema_link__as_bool(o['suggest'], 'suggest'),
-        'min_containment': schema_link__as_number(o['min_containment'], 'min_containment', 0, 1, false),
+        'select': dbt_schema_link.schema_link__as_list(o['select'], 'select'),
+        'exclude': dbt_schema_link.schema_link__as_list(o['exclude'], 'exclude'),
+        'packages': dbt_schema_link.schema_link__as_list(o['packages'], 'packages'),
+        'k': dbt_schema_link.schema_link__as_number(o['k'], 'k', 1, 1024, true),
+        'sample_rows': dbt_schema_link.schema_link__as_number(o['sample_rows'], 'sample_rows', 1, 1000000000000, true),
+        'sample_percent': dbt_schema_link.schema_link__as_number(o['sample_percent'], 'sample_percent', 0.0001, 100, false),
+        'sample_seed': dbt_schema_link.schema_link__as_number(o['sample_seed'], 'sample_seed', 0, 2147483647, true),
+        'top_n': dbt_schema_link.schema_link__as_number(o['top_n'], 'top_n', 0, 1000, true),
+        'top_max_distinct': dbt_schema_link.schema_link__as_number(o['top_max_distinct'], 'top_max_distinct', 0, 1000000, true),
+        'max_columns_per_query': dbt_schema_link.schema_link__as_number(o['max_columns_per_query'], 'max_columns_per_query', 1, 10000, true),
+        'envelope': dbt_schema_link.schema_link__as_bool(o['envelope'], 'envelope'),
+        'suggest': dbt_schema_link.schema_link__as_bool(o['suggest'], 'suggest'),
+        'min_containment': dbt_schema_link.schema_link__as_number(o['min_containment'], 'min_containment', 0, 1, false),
     }) -%}
     {{ return(o) }}
 {% endmacro %}

@@ -24,16 +24,16 @@
     {%- set sql -%}
         select estimated_size
         from duckdb_tables()
-        where database_name = {{ schema_link__sql_string(relation.database) }}
-          and schema_name = {{ schema_link__sql_string(relation.schema) }}
-          and table_name = {{ schema_link__sql_string(relation.identifier) }}
+        where database_name = {{ dbt_schema_link.schema_link__sql_string(relation.database) }}
+          and schema_name = {{ dbt_schema_link.schema_link__sql_string(relation.schema) }}
+          and table_name = {{ dbt_schema_link.schema_link__sql_string(relation.identifier) }}
     {%- endset -%}
     {%- set res = run_query(sql) -%}
     {%- if res is not none and (res.rows | length) > 0 and res.rows[0][0] is not none -%}
         {{ return(res.rows[0][0] | int) }}
     {%- endif -%}
     {#- a view (or anything not in duckdb_tables): count it -#}
-    {{ return(default__schema_link_row_estimate(relation)) }}
+    {{ return(dbt_schema_link.default__schema_link_row_estimate(relation)) }}
 {% endmacro %}
 
 {% macro postgres__schema_link_row_estimate(relation) %}
@@ -44,8 +44,8 @@
         from pg_catalog.pg_class as c
         inner join pg_catalog.pg_namespace as n on c.relnamespace = n.oid
         left join pg_catalog.pg_stat_all_tables as s on c.oid = s.relid
-        where n.nspname = {{ schema_link__sql_string(relation.schema) }}
-          and c.relname = {{ schema_link__sql_string(relation.identifier) }}
+        where n.nspname = {{ dbt_schema_link.schema_link__sql_string(relation.schema) }}
+          and c.relname = {{ dbt_schema_link.schema_link__sql_string(relation.identifier) }}
     {%- endset -%}
     {%- set res = run_query(sql) -%}
     {%- if res is none or (res.rows | length) == 0 -%}
@@ -58,5 +58,5 @@
 {% endmacro %}
 
 {% macro redshift__schema_link_row_estimate(relation) %}
-    {{ return(default__schema_link_row_estimate(relation)) }}
+    {{ return(dbt_schema_link.default__schema_link_row_estimate(relation)) }}
 {% endmacro %}

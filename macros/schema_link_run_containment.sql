@@ -11,7 +11,7 @@
     {%- set results = [] -%}
     {%- for start in range(0, pairs | length, size) -%}
         {%- set batch = pairs[start:start + size] -%}
-        {%- set res = run_query(schema_link_containment_sql(batch)) -%}
+        {%- set res = run_query(dbt_schema_link.schema_link_containment_sql(batch)) -%}
         {%- set by_idx = {} -%}
         {%- for row in res.rows -%}
             {%- do by_idx.update({row[0] | int: [row[1] | int, row[2] | int]}) -%}

@@ -14,38 +14,38 @@
 {% endmacro %}
 
 {% macro default__schema_link_sample_clause(percent, seed, key_expr=none) %}
-    {{ return('tablesample bernoulli (' ~ schema_link__percent_text(percent) ~ ') repeatable (' ~ (seed | int) ~ ')') }}
+    {{ return('tablesample bernoulli (' ~ dbt_schema_link.schema_link__percent_text(percent) ~ ') repeatable (' ~ (seed | int) ~ ')') }}
 {% endmacro %}
 
 {% macro duckdb__schema_link_sample_clause(percent, seed, key_expr=none) %}
     {#- system sampling is all-or-nothing on small tables, so bernoulli -#}
-    {{ return('using sample ' ~ schema_link__percent_text(percent) ~ '% (bernoulli, ' ~ (seed | int) ~ ')') }}
+    {{ return('using sample ' ~ dbt_schema_link.schema_link__percent_text(percent) ~ '% (bernoulli, ' ~ (seed | int) ~ ')') }}
 {% endmacro %}
 
 {% macro postgres__schema_link_sample_clause(percent, seed, key_expr=none) %}
-    {{ return('tablesample bernoulli (' ~ schema_link__percent_text(percent) ~ ') repeatable (' ~ (seed | int) ~ ')') }}
+    {{ return('tablesample bernoulli (' ~ dbt_schema_link.schema_link__percent_text(percent) ~ ') repeatable (' ~ (seed | int) ~ ')') }}
 {% endmacro %}
 
 {% macro databricks__schema_link_sample_clause(percent, seed, key_expr=none) %}
-    {{ return('tablesample (' ~ schema_link__percent_text(percent) ~ ' percent) repeatable (' ~ (seed | int) ~ ')') }}
+    {{ return('tablesample (' ~ dbt_schema_link.schema_link__percent_text(percent) ~ ' percent) repeatable (' ~ (seed | int) ~ ')') }}
 {% endmacro %}
 
 {% macro spark__schema_link_sample_clause(percent, seed, key_expr=none) %}
-    {{ return('tablesample (' ~ schema_link__percent_text(percent) ~ ' percent) repeatable (' ~ (seed | int) ~ ')') }}
+    {{ return('tablesample (' ~ dbt_schema_link.schema_link__percent_text(percent) ~ ' percent) repeatable (' ~ (seed | int) ~ ')') }}
 {% endmacro %}
 
 {% macro snowflake__schema_link_sample_clause(percent, seed, key_expr=none) %}
-    {{ return('sample bernoulli (' ~ schema_link__percent_text(percent) ~ ') seed (' ~ (seed | int) ~ ')') }}
+    {{ return('sample bernoulli (' ~ dbt_schema_link.schema_link__percent_text(percent) ~ ') seed (' ~ (seed | int) ~ ')') }}
 {% endmacro %}
 
 {% macro bigquery__schema_link_sample_clause(percent, seed, key_expr=none) %}
     {#- BigQuery samples storage blocks and takes no seed -#}
-    {{ return('tablesample system (' ~ schema_link__percent_text(percent) ~ ' percent)') }}
+    {{ return('tablesample system (' ~ dbt_schema_link.schema_link__percent_text(percent) ~ ' percent)') }}
 {% endmacro %}
 
 {% macro redshift__schema_link_sample_clause(percent, seed, key_expr=none) %}
     {%- set threshold = ((percent | float) * 10000) | int -%}
-    {%- do schema_link__percent_text(percent) -%}
+    {%- do dbt_schema_link.schema_link__percent_text(percent) -%}
     {%- if key_expr is none -%}
         {{ return('where random() < ' ~ ((percent | float) / 100.0)) }}
     {%- endif -%}

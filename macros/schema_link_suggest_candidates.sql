@@ -14,10 +14,10 @@
     {%- set n = (name or '') | string | lower -%}
     {%- for prefix in ['stg_', 'dim_', 'fct_', 'fact_', 'raw_', 'src_', 'int_', 'base_'] -%}
         {%- if n.startswith(prefix) and (n | length) > (prefix | length) -%}
-            {{ return(schema_link__singular(n[prefix | length:])) }}
+            {{ return(dbt_schema_link.schema_link__singular(n[prefix | length:])) }}
         {%- endif -%}
     {%- endfor -%}
-    {{ return(schema_link__singular(n)) }}
+    {{ return(dbt_schema_link.schema_link__singular(n)) }}
 {% endmacro %}
 
 {% macro schema_link__singular(n) %}
@@ -47,18 +47,18 @@
     {%- set declared = declared or [] -%}
     {%- set candidates = [] -%}
     {%- for child in entries -%}
-        {%- set child_entity = schema_link__entity_name(child.name) -%}
+        {%- set child_entity = dbt_schema_link.schema_link__entity_name(child.name) -%}
         {%- for col in child.profile.columns -%}
             {%- set m = modules.re.match('^(.+)_(id|key)$', col.name | lower) -%}
             {%- if m and col.skipped is none and not col.is_flag and (col.non_null or 0) > 0
                 and (child.unique_id ~ '|' ~ (col.name | lower)) not in declared -%}
                 {%- set x = m.group(1) -%}
                 {%- set suffix = m.group(2) -%}
-                {%- set entity = schema_link__singular(x) -%}
-                {%- set child_family = schema_link__type_family(col.data_type) -%}
+                {%- set entity = dbt_schema_link.schema_link__singular(x) -%}
+                {%- set child_family = dbt_schema_link.schema_link__type_family(col.data_type) -%}
                 {%- if entity != child_entity and child_family != 'boolean' -%}
                     {%- for parent in entries -%}
-                        {%- if parent.unique_id != child.unique_id and schema_link__entity_name(parent.name) == entity -%}
+                        {%- if parent.unique_id != child.unique_id and dbt_schema_link.schema_link__entity_name(parent.name) == entity -%}
                             {%- set wanted = [x ~ '_' ~ suffix, x ~ '_id', 'id'] -%}
                             {%- set found = {'col': none} -%}
                             {%- for want in wanted -%}
@@ -71,7 +71,7 @@
                             {%- set pcol = found.col -%}
                             {%- if pcol is not none and pcol.skipped is none and (pcol.non_null or 0) > 0
                                 and (pcol.distinct or 0) >= 0.95 * pcol.non_null -%}
-                                {%- set parent_family = schema_link__type_family(pcol.data_type) -%}
+                                {%- set parent_family = dbt_schema_link.schema_link__type_family(pcol.data_type) -%}
                                 {%- if parent_family == child_family or parent_family == 'text' or child_family == 'text' -%}
                                     {%- do candidates.append({
                                         'child': child.unique_id,

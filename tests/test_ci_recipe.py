@@ -32,8 +32,10 @@ def fresh(shop_duckdb, tmp_path_factory) -> BuiltProject:
 
 @pytest.fixture(scope="module")
 def written(fresh, tmp_path_factory) -> BuiltProject:
-    """The example as a project that committed `write`'s output (and its state file)."""
+    """The example as a project that committed `write`'s output (and its state file), and the
+    on-run-end hook `init --on-run-end` added (the recipe's build switches it on)."""
     project = copy_built(fresh, tmp_path_factory.mktemp("ci_written") / "shop")
+    project.cli("init", *project.project_args(), "--on-run-end")
     project.cli("link", *project.project_args(), "--quiet")
     project.cli("write", *project.project_args())
     project.dbt("parse")

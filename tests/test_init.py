@@ -26,24 +26,45 @@ def _error_line(res) -> str:
     return lines[-1]
 
 
-@pytest.fixture
-def bare(tmp_path) -> BuiltProject:
+_PROFILES = {
+    "duckdb": "bare:\n  target: dev\n  outputs:\n    dev:\n      type: duckdb\n      path: bare.duckdb\n",
+    "postgres": ("bare:\n  target: dev\n  outputs:\n    dev:\n      type: postgres\n"
+                 "      host: \"{{ env_var('SCHEMA_LINK_PG_HOST') }}\"\n"
+                 "      port: \"{{ env_var('SCHEMA_LINK_PG_PORT') | as_number }}\"\n"
+                 "      user: \"{{ env_var('SCHEMA_LINK_PG_USER') }}\"\n      password: ''\n"
+                 "      dbname: \"{{ env_var('SCHEMA_LINK_PG_DBNAME') }}\"\n      schema: public\n      threads: 1\n"),
+}
+_RAW_TABLES = [
+    "create schema raw",
+    "create table raw.customers as select i as id, 'n' || i as name from {range_50} t(i)",
+    "create table raw.orders as select i as order_id, 1 + (i % 50) as customer_id from {range_300} t(i)",
+]
+
+
+@pytest.fixture(params=["duckdb", pytest.param("postgres", marks=pytest.mark.postgres)])
+def bare(tmp_path, request) -> BuiltProject:
+    """A project with a profile and a `sources:` file only, on DuckDB or a throwaway PostgreSQL."""
     root = tmp_path / "bare"
     (root / "models").mkdir(parents=True)
     (root / "some/other/pkg/macros").mkdir(parents=True)  # a second local package, left as it is
     (root / "some/other/pkg/dbt_project.yml").write_text("name: other_pkg\nversion: '1.0'\nconfig-version: 2\n")
     (root / "dbt_project.yml").write_text("name: bare\nversion: '1.0'\nprofile: bare\nconfig-version: 2\n")
-    (root / "profiles.yml").write_text("bare:\n  target: dev\n  outputs:\n    dev:\n      type: duckdb\n"
-                                       "      path: bare.duckdb\n")
+    (root / "profiles.yml").write_text(_PROFILES[request.param])
     (root / "packages.yml").write_text(PACKAGES_YML)
     (root / "models/sources.yml").write_text("version: 2\nsources:\n  - name: raw\n    schema: raw\n    tables:\n"
                                              "      - name: customers\n      - name: orders\n")
-    con = duckdb.connect(str(root / "bare.duckdb"))
-    con.execute("create schema raw")
-    con.execute("create table raw.customers as select i as id, 'n' || i as name from range(1, 51) t(i)")
-    con.execute("create table raw.orders as select i as order_id, 1 + (i % 50) as customer_id from range(1, 301) t(i)")
-    con.close()
-    return BuiltProject(root, "dev", base_env())
+    if request.param == "duckdb":
+        con = duckdb.connect(str(root / "bare.duckdb"))
+        for sql in _RAW_TABLES:
+            con.execute(sql.format(range_50="range(1, 51)", range_300="range(1, 301)"))
+        con.close()
+        return BuiltProject(root, "dev", base_env())
+    server = request.getfixturevalue("pg_server")
+    dbname = f"bare_{request.node.name.split('[')[0][-20:]}".lower()
+    server.create_database(dbname)
+    for sql in _RAW_TABLES:
+        server.psql(sql.format(range_50="generate_series(1, 50)", range_300="generate_series(1, 300)"), dbname)
+    return BuiltProject(root, "dev", base_env(**server.env(dbname)))
 
 
 @pytest.mark.dbt
@@ -101,3 +122,44 @@ def test_outdated_package_names_the_pin(tmp_path, capsys):
     assert cli.main(["profile", "--project-dir", str(root)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "older than the Python package" in err[0] and "dbt-schema-link init" in err[0]
+
+
+@pytest.mark.dbt
+def test_init_restores_packages_yml_when_dbt_deps_fails(bare):
+    """Offline, a project whose packages.yml lists a package fetched over the network: `init` fails
+    with one line naming that package, and packages.yml is byte for byte what it was."""
+    p = bare.path
+    remote = (PACKAGES_YML + "  - tarball: http://127.0.0.1:9/remote_pkg.tar.gz  # unreachable here\n"
+              "    name: remote_pkg\n")
+    (p / "packages.yml").write_text(remote)
+    line = _error_line(bare.cli("init", *bare.project_args(), check=False))
+    assert line.startswith(f"error: dbt deps failed in {p}"), line
+    assert "not installed: http://127.0.0.1:9/remote_pkg.tar.gz" in line and "packages.yml restored" in line, line
+    assert (p / "packages.yml").read_bytes() == remote.encode()
+    assert not (p / "package-lock.yml").exists()
+
+
+@pytest.mark.parametrize("version, macro, words", [
+    (__version__, "{% macro link_schemas(only_this) %}{% endmacro %}\n", "differ from those the Python package"),
+    ("9.9.9", None, "9.9.9 is newer than the Python package"),
+])
+def test_installed_package_that_does_not_match_is_one_line_naming_init(tmp_path, capsys, version, macro, words):
+    """Same version but other macro signatures (a stale copy in dbt_packages), or a newer package:
+    profiling refuses with one line naming `dbt-schema-link init`, before any dbt call."""
+    from dbt_schema_link import cli
+
+    root = tmp_path / "proj"
+    installed = root / "dbt_packages/dbt_schema_link"
+    (installed / "macros").mkdir(parents=True)
+    (installed / "dbt_project.yml").write_text(f"name: dbt_schema_link\nversion: '{version}'\n")
+    if macro:
+        (installed / "macros/link_schemas.sql").write_text(macro)
+    (root / "dbt_project.yml").write_text("name: proj\nversion: '1.0'\nprofile: proj\nconfig-version: 2\n")
+    (root / "packages.yml").write_text(f"packages:\n  - git: https://github.com/dbt-schema-link/dbt-schema-link\n"
+                                       f"    revision: v{version}\n")
+    assert package_status(root).state in (PackageState.MISMATCHED, PackageState.NEWER)
+    assert cli.main(["profile", "--project-dir", str(root)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and words in err[0] and "dbt-schema-link init" in err[0], err
+    assert cli.main(["init", "--project-dir", str(root), "--check"]) == 1
+    assert "would pin" in capsys.readouterr().out

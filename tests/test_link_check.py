@@ -33,9 +33,9 @@ def test_new_join_and_link_that_no_longer_holds():
     out = compare([(STORE, STORES, 0.93)], [_written(ORDERS, CUSTOMERS)], confidences, set(), 0.7)
     assert [d.kind for d in out] == [Difference.NEW, Difference.NO_LONGER_HOLDS]
     assert out[0].line() == ("new join: model.shop.orders.store_id -> model.shop.stores.store_id "
-                             "(confidence 0.93): run `dbt-schema-link write`")
+                             "(confidence 0.930): run `dbt-schema-link write`")
     assert out[1].line() == ("written link no longer holds: model.shop.orders.customer_id -> "
-                             "model.shop.customers.customer_id (confidence now 0.41 < 0.7): check the data, "
+                             "model.shop.customers.customer_id (confidence now 0.410 < 0.7): check the data, "
                              "or remove the test")
     gone = compare([], [_written(ORDERS, CUSTOMERS)], {}, set(), 0.7)
     assert "(not inferred any more)" in gone[0].line()

@@ -9,7 +9,7 @@ import pytest
 from dbt_schema_link.artifacts.records import ColumnRef
 from dbt_schema_link.links import (
     LINKS_FORMAT, LINKS_FORMAT_VERSION, Cardinality, Evidence, Link, LinkKind, LinkSetFormatError, Provenance, Signal,
-    format_confidence, read_links_file,
+    read_links_file,
 )
 
 WRITTEN = Link(ColumnRef("model.p.orders", "customer_id"), ColumnRef("model.p.customers", "customer_id"),
@@ -30,7 +30,7 @@ def test_a_record_survives_its_json_and_says_where_it_comes_from(tmp_path):
     assert again == WRITTEN
     assert again.kind is LinkKind.INFERRED and again.is_join
     assert again.pairs()[1] == (ColumnRef("model.p.stg_orders", "customer_id"), ColumnRef("model.p.stg_customers", "id"))
-    assert again.provenance_text() == "written by dbt-schema-link at 0.91, confidence now 0.83"
+    assert again.provenance_text() == "written by dbt-schema-link at 0.910, confidence now 0.831"
 
 
 def test_the_reader_is_strict_about_the_format_version(tmp_path):
@@ -52,6 +52,8 @@ def test_one_cardinality_enum_with_dbterd_spellings():
         Cardinality.parse("sideways")
 
 
-def test_confidences_read_the_same_everywhere():
-    assert format_confidence(0.998) == "0.99" and format_confidence(0.6875) == "0.69"  # 1.00 only when certain
-    assert format_confidence(1.0) == "1.00" and format_confidence(0.7) == "0.70" and format_confidence(0.0) == "0.00"
+def test_provenance_is_told_in_the_one_confidence_format():
+    declared = Link(WRITTEN.child, WRITTEN.parent, Provenance.DECLARED, 1.0, Cardinality.MANY_TO_ONE)
+    assert declared.provenance_text() == "declared, confidence 1.000"
+    sql = Link(WRITTEN.child, WRITTEN.parent, Provenance.SQL, 0.9981, Cardinality.MANY_TO_ONE)
+    assert sql.provenance_text() == "inferred and joined in the project's SQL, confidence 0.998"

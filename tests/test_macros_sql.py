@@ -157,6 +157,8 @@ class Harness:
         }
         for name in self.sources:
             self.context[name] = MacroFn(self, name)
+        # the package's own namespace, as dbt gives it: the macros call each other through it
+        self.context["dbt_schema_link"] = SimpleNamespace(**{name: self.context[name] for name in self.sources})
 
     def module(self, name: str) -> Any:
         if name not in self._modules:

@@ -30,3 +30,11 @@ def test_macros_report_the_python_package_version():
     text = (REPO / "macros" / "schema_link_package_version.sql").read_text()
     versions = set(re.findall(r"""['"](\d+\.\d+\.\d+)['"]""", text))
     assert versions == {dbt_schema_link.__version__}
+
+
+def test_macro_signatures_constant_matches_the_macros():
+    """MACRO_SIGNATURES is what `package_status` compares an installed package's macros with: a
+    macro renamed, added or given other arguments needs the constant updated with it."""
+    from dbt_schema_link.project_setup import MACRO_SIGNATURES, macro_signatures
+
+    assert macro_signatures(REPO / "macros") == MACRO_SIGNATURES

@@ -367,6 +367,47 @@ def apply_catalog(relations: dict[str, Relation], catalog: dict[str, Any]) -> No
             rel.columns = merged
 
 
+def node_file_checksums(manifest: dict[str, Any]) -> dict[str, str]:
+    """``original_file_path`` -> the sha256 dbt recorded for each of the root project's node files
+    (models, seeds, snapshots, analyses, singular tests): what the manifest was built from."""
+    project = _str(_dict(manifest.get("metadata")).get("project_name"))
+    out: dict[str, str] = {}
+    for node in _dict(manifest.get("nodes")).values():
+        node = _dict(node)
+        checksum = _dict(node.get("checksum"))
+        path = _opt_str(node.get("original_file_path"))
+        if path and checksum.get("name") == "sha256" and isinstance(checksum.get("checksum"), str) \
+                and (not project or node.get("package_name") == project):
+            out[path] = checksum["checksum"]
+    return out
+
+
+#: Where dbt keeps the SQL of the last compile/run under the target directory, best first
+#: (``run/`` wraps it in the materialization's DDL, which the SQL reader unwraps).
+_COMPILED_DIRS = ("compiled", "run")
+
+
+def fill_compiled_sql(relations: dict[str, Relation], target_dir: Path, project_dir: Path | None) -> None:
+    """`dbt test` and `dbt parse` rewrite manifest.json without the models' compiled SQL, but the
+    files of the last compile stay in ``target/compiled/<package>/<original_file_path>``: read them
+    there for the relations the manifest leaves without. A model file changed after that compile
+    (newer than the compiled file) keeps its raw SQL, which is then the truer text."""
+    for rel in relations.values():
+        if rel.compiled_sql or not rel.original_file_path or rel.resource_type not in (
+                ResourceType.MODEL, ResourceType.SNAPSHOT):
+            continue
+        source = project_dir / rel.original_file_path if project_dir else None
+        for folder in _COMPILED_DIRS:
+            path = target_dir / folder / rel.package_name / rel.original_file_path
+            try:
+                if source is not None and source.exists() and source.stat().st_mtime_ns > path.stat().st_mtime_ns:
+                    continue
+                rel.compiled_sql = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            break
+
+
 def read_project(target_dir: Path, require_catalog: bool = True, project_dir: Path | None = None) -> Project:
     """Read target/manifest.json (+ catalog.json) into a Project."""
     manifest = load_json(target_dir / "manifest.json", "dbt parse")
@@ -399,6 +440,7 @@ def read_project(target_dir: Path, require_catalog: bool = True, project_dir: Pa
         rel = _relation_from_node(_dict(node), ResourceType.SOURCE)
         if rel is not None and rel.enabled:
             relations[rel.unique_id] = rel
+    fill_compiled_sql(relations, target_dir, Path(project_dir) if project_dir else None)
     if not project_name:
         names = {r.package_name for r in relations.values()}
         project_name = next(iter(names)) if len(names) == 1 else ""

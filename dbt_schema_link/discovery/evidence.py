@@ -321,7 +321,7 @@ class ValueFit:
 
 def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
               settings: DiscoverySettings, fit: ValueFit | None = None) -> tuple[Trap, str] | None:
-    """The cross-product traps of value overlap (see DESIGN.md §2): flags, free text, tiny enums,
+    """The cross-product traps of value overlap (docs/dbt_facts.md, "Value overlap"): flags, free text, tiny enums,
     value-only links that chance explains, and links between unrelated sources that rest on names
     alone or on values chance explains. ``None`` when the pair is not a trap.
 

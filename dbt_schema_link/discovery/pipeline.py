@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from dbt_schema_link.artifacts.records import ColumnRef, DeclaredLink, LinkOrigin, Project, ResourceType
+from dbt_schema_link.confidence import confidence_text
 from dbt_schema_link.discovery.candidates import Candidate, generate
 from dbt_schema_link.discovery.domains import AnchorRank, PairRank, UnionFind, canonical_pair, choose_anchor
 from dbt_schema_link.discovery.evidence import (
@@ -23,8 +24,7 @@ from dbt_schema_link.discovery.evidence import (
 )
 from dbt_schema_link.discovery.features import ColInfo, Features, build_features
 from dbt_schema_link.discovery.records import (
-    Cardinality, Domain, Evidence, Link, LinkKind, LinkSet, Provenance, Rejection, Signal, StageTimings, Trap,
-    format_confidence, round4,
+    Cardinality, Domain, Evidence, Link, LinkKind, LinkSet, Provenance, Rejection, Signal, StageTimings, Trap, round4,
 )
 from dbt_schema_link.discovery.render import SqlPath
 from dbt_schema_link.discovery.scoring import score
@@ -116,6 +116,12 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
         counts["sql_failures"] = len(facts.failures)
         shown = "; ".join(f"{uid} ({msg})" for uid, msg in facts.failures[:3])
         notes.append(f"{len(facts.failures)} model(s) SQL could not be parsed: {shown}")
+    if facts.warnings:
+        counts["sql_warnings"] = len(facts.warnings)
+        models = sorted({uid for uid, _ in facts.warnings})
+        uid, message = facts.warnings[0]
+        notes.append(f"the SQL reader warned {len(facts.warnings)} time(s) on {len(models)} model(s), first on "
+                     f"{uid}: {message}")
     lineage_uf = UnionFind()
     for copy in facts.copies:
         lineage_uf.union(copy.column.key(), copy.source.key())
@@ -593,7 +599,7 @@ def _mark_written(inferred: list[Link], written: Sequence[DeclaredLink], scored:
 
 
 def _written_evidence(d: DeclaredLink) -> Evidence:
-    at = format_confidence(d.written_confidence) if d.written_confidence is not None else "an unrecorded confidence"
+    at = confidence_text(d.written_confidence) if d.written_confidence is not None else "an unrecorded confidence"
     return Evidence(Signal.WRITTEN_TEST, 0.0, f"written by dbt-schema-link at {at}" + (f" ({d.source_id})" if d.source_id else ""))
 
 

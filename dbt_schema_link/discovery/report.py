@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from dbt_schema_link.artifacts.records import ColumnRef, Project
-from dbt_schema_link.discovery.records import Link, LinkSet, format_confidence
+from dbt_schema_link.confidence import confidence_text
+from dbt_schema_link.discovery.records import Link, LinkSet
 from dbt_schema_link.discovery.scoring import breakdown
 
 
@@ -38,13 +39,13 @@ def render_markdown(links: LinkSet, project: Project | None = None, title: str |
         out.append("|---|---|---:|---|---|---|")
         for link in inferred:
             out.append(
-                f"| `{_ref(link.child)}` | `{_ref(link.parent)}` | {format_confidence(link.confidence)} | "
+                f"| `{_ref(link.child)}` | `{_ref(link.parent)}` | {confidence_text(link.confidence)} | "
                 f"{_cell(link.provenance_text())} | {link.cardinality.value} | {_cell(_evidence_summary(link))} |"
             )
         out.append("")
         out += ["### Why", ""]
         for link in inferred:
-            out.append(f"- `{_ref(link.child)}` -> `{_ref(link.parent)}` ({format_confidence(link.confidence)}): "
+            out.append(f"- `{_ref(link.child)}` -> `{_ref(link.parent)}` ({confidence_text(link.confidence)}): "
                        f"{_cell(breakdown(link.evidence))}")
             for e in link.evidence:
                 out.append(f"  - {e.signal.value} ({e.strength:+.2f}): {_cell(e.detail)}")
@@ -92,7 +93,7 @@ def render_markdown(links: LinkSet, project: Project | None = None, title: str |
         out.append("|---|---|---|---:|---|")
         for r in links.rejected:
             out.append(f"| `{_ref(r.child)}` | `{_ref(r.parent)}` | {r.trap.value} | "
-                       f"{format_confidence(r.would_be_confidence)} | {_cell(r.detail)} |")
+                       f"{confidence_text(r.would_be_confidence)} | {_cell(r.detail)} |")
         out.append("")
     else:
         out += ["None.", ""]

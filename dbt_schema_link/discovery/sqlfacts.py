@@ -10,8 +10,10 @@ stg_orders)`` is ``stg_orders.customer_id``.
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -61,6 +63,7 @@ class SqlFacts:
     aggregates: list[ColumnRef] = field(default_factory=list)
     paths: Counter = field(default_factory=Counter)  # SqlPath -> models analysed that way
     failures: list[tuple[str, str]] = field(default_factory=list)  # (model, message)
+    warnings: list[tuple[str, str]] = field(default_factory=list)  # (model, a library's logged warning)
 
 
 _DIALECTS = {
@@ -137,34 +140,74 @@ def _strip_quotes(name: str) -> str:
     return name
 
 
+#: Libraries that log warnings while reading SQL (sqlglot's optimizer: "Cannot traverse scope ...").
+_LIBRARY_LOGGERS = ("sqlglot", "sqlfluff")
+
+
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(" ".join(record.getMessage().split())[:200])
+
+
+@contextmanager
+def _library_warnings() -> Iterator[_Collect]:
+    """Collect what the SQL libraries log instead of letting Python's last-resort handler print
+    it on stderr (the library never prints; the facts carry the messages to the run's notes)."""
+    handler = _Collect()
+    saved = []
+    for name in _LIBRARY_LOGGERS:
+        logger = logging.getLogger(name)
+        saved.append((logger, logger.propagate))
+        logger.addHandler(handler)
+        logger.propagate = False
+    try:
+        yield handler
+    finally:
+        for logger, propagate in saved:
+            logger.removeHandler(handler)
+            logger.propagate = propagate
+
+
 def extract_sql_facts(project: Project, renderer: SqlRenderer | None = None) -> SqlFacts:
-    """Joins and column copies from every enabled model/snapshot with SQL."""
+    """Joins and column copies from every enabled model/snapshot with SQL; what the SQL libraries
+    log on the way is kept per model in ``warnings``."""
     renderer = renderer or SqlRenderer()
     lookup = RelationLookup(project)
     dialect = _DIALECTS.get((project.adapter_type or "").lower())
     facts = SqlFacts()
-    for uid in sorted(project.relations):
-        rel = project.relations[uid]
-        if not rel.enabled or rel.resource_type not in _SQL_TYPES:
-            continue
-        attempts = renderer.attempts(rel)
-        if not attempts:
-            continue
-        last_error = ""
-        for attempt in attempts:
-            try:
-                joins, copies, aggregates = analyse_sql(attempt, rel, project, lookup, dialect)
-            except (sqlglot.errors.SqlglotError, ValueError, RecursionError) as err:
-                last_error = f"{attempt.path.value}: {str(err).splitlines()[0][:200] if str(err) else type(err).__name__}"
-                continue
-            facts.joins.extend(joins)
-            facts.copies.extend(copies)
-            facts.aggregates.extend(aggregates)
-            facts.paths[attempt.path] += 1
-            break
-        else:
-            facts.failures.append((uid, last_error))
+    with _library_warnings() as logged:
+        for uid in sorted(project.relations):
+            rel = project.relations[uid]
+            if rel.enabled and rel.resource_type in _SQL_TYPES:
+                _extract_one(rel, project, renderer, lookup, dialect, facts)
+                facts.warnings.extend((uid, message) for message in dict.fromkeys(logged.messages))
+                logged.messages.clear()
     return facts
+
+
+def _extract_one(rel: Relation, project: Project, renderer: SqlRenderer, lookup: RelationLookup,
+                 dialect: str | None, facts: SqlFacts) -> None:
+    """The first of the model's SQL texts that parses gives its joins, copies and aggregates."""
+    attempts = renderer.attempts(rel)
+    if not attempts:
+        return
+    last_error = ""
+    for attempt in attempts:
+        try:
+            joins, copies, aggregates = analyse_sql(attempt, rel, project, lookup, dialect)
+        except (sqlglot.errors.SqlglotError, ValueError, RecursionError) as err:
+            last_error = f"{attempt.path.value}: {str(err).splitlines()[0][:200] if str(err) else type(err).__name__}"
+            continue
+        facts.joins.extend(joins)
+        facts.copies.extend(copies)
+        facts.aggregates.extend(aggregates)
+        facts.paths[attempt.path] += 1
+        return
+    facts.failures.append((rel.unique_id, last_error))
 
 
 def analyse_sql(rendered: RenderedSql, rel: Relation, project: Project, lookup: RelationLookup,

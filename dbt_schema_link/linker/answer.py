@@ -98,8 +98,8 @@ class JoinPick:
         return {"child": {"unique_id": self.child_uid, "name": self.child_name, "column": self.child_column},
                 "parent": {"unique_id": self.parent_uid, "name": self.parent_name, "column": self.parent_column},
                 "on": self.on, "kind": self.provenance.kind.value, "provenance": self.provenance.value,
-                "confidence": round(float(self.confidence), 4),
-                "written_confidence": None if self.written_confidence is None else round(float(self.written_confidence), 4),
+                "confidence": confidence_value(self.confidence),
+                "written_confidence": None if self.written_confidence is None else confidence_value(self.written_confidence),
                 "note": self.note}
 
 

@@ -17,6 +17,7 @@ Markdown output is compact DDL-like text:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,6 +37,9 @@ DESCRIPTION_CHARS = 160
 SAMPLE_VALUES = 3
 #: No column line costs less: its name (one token at least) and the newline.
 MIN_LINE_TOKENS = 2
+#: The join sentence `write` puts in a column's YAML ("Joins to `stg_orders.order_id` (many-to-one).",
+#: "... Joins to `stg_orders.order_id`." in a draft): the FK marker says it on the same line.
+_JOIN_SENTENCE = re.compile(r"\s*Joins to `([^`]+)`(?: \([^)]*\))?\.")
 
 
 @dataclass
@@ -48,6 +52,11 @@ class Rendered:
 def _one_line(text: str, limit: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _described_parents(description: str) -> set[str]:
+    """``relation.column`` of each join sentence in a description, lower-cased."""
+    return {m.group(1).lower() for m in _JOIN_SENTENCE.finditer(description or "")}
 
 
 class Renderer:
@@ -67,9 +76,18 @@ class Renderer:
                                  count=len(index.corpus.relations))
         self._superseded_col = superseded[index.col_relation] if len(index.col_relation) else np.zeros(0, bool)
         corpus = index.corpus
-        for e in sorted(corpus.edges, key=lambda e: -e.confidence):
+        ranked: dict[int, tuple[float, bool]] = {}
+        for e in corpus.edges:
+            # Among equally confident parents (a join and the same join to a pass-through copy of
+            # its parent) the one the column's own description names wins, so that the line's FK
+            # and the project's docs name one parent.
             parent = corpus.columns[e.parent]
-            self._fk.setdefault(e.child, (e.parent, f"{corpus.relations[parent.relation].identifier}.{parent.name}"))
+            rel = corpus.relations[parent.relation]
+            named = {f"{n}.{parent.name}".lower() for n in (rel.short_name, rel.name)}
+            rank = (e.confidence, bool(named & _described_parents(corpus.columns[e.child].description)))
+            if e.child not in ranked or rank > ranked[e.child]:
+                ranked[e.child] = rank
+                self._fk[e.child] = (e.parent, f"{rel.identifier}.{parent.name}")
 
     # lines ---------------------------------------------------------------------------------
     def header(self, r: int) -> str:
@@ -95,8 +113,9 @@ class Renderer:
             parts.append(f"FK -> {fk[1]}")
         line = " ".join(parts)
         notes = []
-        if cd.description:
-            notes.append(_one_line(cd.description, DESCRIPTION_CHARS))
+        description = _JOIN_SENTENCE.sub("", cd.description).strip() if fk else cd.description
+        if description:
+            notes.append(_one_line(description, DESCRIPTION_CHARS))
         if cd.values:
             notes.append("e.g. " + ", ".join(repr(_one_line(v, 30)) for v in cd.values[:SAMPLE_VALUES]))
         if notes:

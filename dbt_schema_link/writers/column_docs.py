@@ -6,6 +6,7 @@ from __future__ import annotations
 from ruamel.yaml.comments import CommentedMap
 
 from dbt_schema_link.artifacts.records import Relation, ResourceType
+from dbt_schema_link.confidence import confidence_value
 from dbt_schema_link.writers.records import AcceptedLink
 from dbt_schema_link.writers.relationships import safe_text
 from dbt_schema_link.writers.syntax import DbtSyntax
@@ -51,7 +52,7 @@ def meta_value(link: AcceptedLink, parent: Relation) -> CommentedMap:
     value = CommentedMap()
     value["parent"] = plain(column_label(parent, link.parent.column))
     value["relationship_type"] = link.relationship_type.meta_value
-    value["confidence"] = round(float(link.confidence), 3)
+    value["confidence"] = confidence_value(link.confidence)
     if link.evidence_summary:
         value["evidence"] = plain(safe_text(link.evidence_summary))
     return value

@@ -1,8 +1,10 @@
 """Short factual drafts of descriptions from what profiling measured (pure).
 
 Column: ``Status (text); one of closed, shipped, cancelled; never null.`` — the column's name
-in words, its kind, then what the profile says: the full value list when the column has only a few
-values, else unique / how many distinct values, text lengths, the null share. Relation:
+in words, its kind, then what the profile says: the full value list when the column is
+categorical with only a few values (never for identifiers: unique columns, key names, UUID/hash
+values), else unique / how many distinct values, text lengths, the null share; then "Joins to
+`parent.column`." for each accepted link. Relation:
 ``One row per order_id; joins to stg_customers on customer_id.`` from the grain (declared
 primary key, else the one unique never-null column) and the joins accepted for it. Nothing here
 guesses meaning; a person can replace any draft, and the hash marker keeps their text theirs.
@@ -69,13 +71,31 @@ def _null_phrase(column: ColumnProfile, rows: int) -> str | None:
     return "under 1% null" if share < 1 else f"{round(share):.0f}% null"
 
 
-def _values_phrase(column: ColumnProfile, max_values: int) -> str | None:
+#: Names of columns that identify rows (``id``, ``customer_id``, ``order_key``, ``storeId``).
+_IDENTIFIER_NAME = re.compile(r"(^|_)(id|uuid|guid|key|pk|fk|sk)$|[a-z0-9](Id|ID|Uuid|UUID|Key)$", re.I)
+#: Values that are identifiers whatever the column is called: UUIDs and long hex digests.
+_IDENTIFIER_VALUE = re.compile(r"^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{16,})$", re.I)
+
+
+def is_categorical(name: str, column: ColumnProfile) -> bool:
+    """Whether listing the column's values says what it holds: a few repeated categories, not
+    identifiers (a unique column, a key by its name, UUID or hash values), whose list would only be
+    a sample of ids."""
+    if column.distinct >= column.non_null:
+        return False
+    if _IDENTIFIER_NAME.search(name.strip('"`[]')):
+        return False
+    return not any(_IDENTIFIER_VALUE.match(str(v).strip()) for v in column.top_values or ())
+
+
+def _values_phrase(name: str, column: ColumnProfile, max_values: int) -> str | None:
     if column.non_null <= 0:
         return None
     if column.is_flag or kind_of(column.data_type) == "true/false":
         return None
     listed = column.top_values or ()
-    if listed and not column.distinct_approx and column.distinct <= min(len(listed), max_values):
+    if listed and not column.distinct_approx and column.distinct <= min(len(listed), max_values) \
+            and is_categorical(name, column):
         return _LISTED + ", ".join(str(v) for v in listed[:column.distinct])
     if column.distinct >= column.non_null and not column.distinct_approx:
         return "unique"
@@ -104,14 +124,17 @@ def _length_phrase(column: ColumnProfile) -> str | None:
     return f"{column.min_len}-{column.max_len} characters"
 
 
-def column_draft(name: str, profile: RelationProfile | None, max_values: int) -> str | None:
-    """The draft for one column, or None when it was not profiled (nothing factual to say)."""
+def column_draft(name: str, profile: RelationProfile | None, max_values: int,
+                 joins_to: Sequence[str] = ()) -> str | None:
+    """The draft for one column, or None when it was not profiled and joins nothing (nothing
+    factual to say). ``joins_to``: the parents (``relation.column``) of its accepted links."""
+    joins = " ".join(join_sentence(parent) for parent in joins_to)
     column = profile.column(name) if profile is not None else None
     if column is None or column.skipped:
-        return None
+        return joins or None
     kind = kind_of(column.data_type)
     head = f"{words(name)} ({kind})" if kind else words(name)
-    values = _values_phrase(column, max_values)
+    values = _values_phrase(name, column, max_values)
     listed = bool(values and values.startswith(_LISTED))
     length = None if listed else _length_phrase(column)  # the list says it
     span = None if listed else _range_phrase(column)
@@ -119,7 +142,12 @@ def column_draft(name: str, profile: RelationProfile | None, max_values: int) ->
     text = "; ".join([head, *parts])
     if profile.sampled:
         text += " (measured on a sample)"
-    return text + "."
+    return f"{text}. {joins}" if joins else text + "."
+
+
+def join_sentence(parent: str) -> str:
+    """``Joins to `stg_products.product_id`.`` — a draft's words for one accepted link."""
+    return f"Joins to `{parent}`."
 
 
 def grain(rel: Relation, profile: RelationProfile | None) -> tuple[str, ...]:

@@ -195,7 +195,7 @@ class DocsRun:
             return
         profiles = self.given.profiles
         profile = profiles.relations.get(rel.unique_id) if profiles is not None else None
-        text = doc_drafts.column_draft(name, profile, self.options.draft_max_values)
+        text = doc_drafts.column_draft(name, profile, self.options.draft_max_values, self.parents_of(ref))
         if text is None:
             self.unprofiled += 1
             return
@@ -205,6 +205,17 @@ class DocsRun:
         set_marker(yfile, column, marker_value(Generated.DRAFT, text), self.syntax)
         yfile.actions.append(f"draft {column_label(rel, name)}")
         self.ws.record(target.path, STATE_KIND, column_key(ref))
+
+    def parents_of(self, ref: ColumnRef) -> list[str]:
+        """``relation.column`` of each parent the column's accepted (or declared) links name."""
+        out: list[str] = []
+        for link in self.joins:
+            parent = self.project.relations.get(link.parent.relation)
+            if link.child.relation == ref.relation and link.child.column.lower() == ref.column.lower() and parent:
+                label = column_label(parent, link.parent.column)
+                if label not in out:
+                    out.append(label)
+        return out
 
     def _draft_relation(self, rel: Relation) -> None:
         target = self.target(rel)

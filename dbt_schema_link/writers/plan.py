@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Sequence
 
 from dbt_schema_link.artifacts.records import LinkOrigin, Project, Relation
+from dbt_schema_link.confidence import confidence_text
 from dbt_schema_link.errors import YamlWriteError
-from dbt_schema_link.links import format_confidence
 from dbt_schema_link.writers import column_docs, constraints, relationships
 from dbt_schema_link.writers.column_types import type_clash
 from dbt_schema_link.writers.doc_records import DocsInput
@@ -118,7 +118,7 @@ def select_links(project: Project, links: Sequence[AcceptedLink], options: Write
             plan.skipped.append(Skipped(link, "link", "a column cannot reference itself"))
             continue
         if not link.declared_elsewhere and link.confidence < options.min_confidence:
-            reason = f"confidence {format_confidence(link.confidence)} is below min_confidence {options.min_confidence:.2f}"
+            reason = f"confidence {confidence_text(link.confidence)} is below min_confidence {options.min_confidence:g}"
             plan.skipped.append(Skipped(link, "link", reason))
             continue
         if not writable(project, child) and not (options.package_tests and options.tests):

@@ -10,6 +10,7 @@ from ruamel.yaml.comments import CommentedMap
 from dbt_schema_link import __version__
 from dbt_schema_link.artifacts.manifest import resolve_target
 from dbt_schema_link.artifacts.records import Project, Relation
+from dbt_schema_link.confidence import confidence_value
 from dbt_schema_link.writers.entries import add_item
 from dbt_schema_link.writers.options import WriteOptions
 from dbt_schema_link.writers.records import AcceptedLink
@@ -167,7 +168,7 @@ def build_test(link: AcceptedLink, parent: Relation, syntax: DbtSyntax, options:
     field = link.parent.column
     inputs["field"] = plain(quote_identifier(field, adapter) if needs_quoting(field, adapter) else field)
     schema_link = CommentedMap()
-    schema_link["confidence"] = round(float(link.confidence), 3)
+    schema_link["confidence"] = confidence_value(link.confidence)
     if link.evidence_summary:
         schema_link["evidence"] = plain(safe_text(link.evidence_summary))
     if link.declared_elsewhere:

@@ -1,7 +1,7 @@
 """Semantic-layer entities: a primary entity on each parent key, a foreign entity (same name) on
 each child column, so MetricFlow can join them.
 
-Two spellings (DESIGN.md §3): the legacy top-level ``semantic_models:`` list (dbt 1.6-1.12, may
+Two spellings (docs/dbt_facts.md, "Semantic models"): the legacy top-level ``semantic_models:`` list (dbt 1.6-1.12, may
 live in its own file), or the dbt 1.12 in-model spec (``semantic_model: {enabled: true}`` on the
 model entry and ``entity:`` on its columns; 1.11 silently ignores it, so it needs 1.12). Entities
 that already exist (in either spelling) are reused, never duplicated. Any semantic model needs a

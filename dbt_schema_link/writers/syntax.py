@@ -1,4 +1,4 @@
-"""Which YAML spelling the target dbt version accepts (DESIGN.md §3).
+"""Which YAML spelling the target dbt version accepts (docs/dbt_facts.md, "YAML spellings by version").
 
 - generic-test inputs under ``arguments:`` from 1.10.5 (1.10.8 warns without it; before 1.10.5
   ``arguments:`` breaks compilation);

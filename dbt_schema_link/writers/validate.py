@@ -131,13 +131,13 @@ def check_schema(plan: WritePlan, report: ValidationReport, schema: dict | None 
         installed = installed_dbt_version()
         if installed is None or installed[:2] != _version(plan.dbt_version)[:2]:
             report.checked.append(
-                f"JSON schema: skipped (the installed dbt {'.'.join(map(str, installed or ())) or 'is missing'}"
-                f" is not the project's {plan.dbt_version})"
+                f"not checked against dbt's JSON schema of project YAML: the installed dbt "
+                f"{'.'.join(map(str, installed or ())) or 'is missing'} is not the project's {plan.dbt_version}"
             )
             return
         schema = bundled_schema()
     if schema is None:
-        report.checked.append("JSON schema: skipped (the installed dbt ships none)")
+        report.checked.append("not checked against dbt's JSON schema of project YAML: the installed dbt ships none")
         return
     for change in plan.changes:
         if change.kind is not ChangeKind.YAML:
@@ -151,7 +151,8 @@ def check_schema(plan: WritePlan, report: ValidationReport, schema: dict | None 
         added = sorted(schema_errors(new, schema) - schema_errors(old, schema))
         for problem in added[:5]:
             report.problems.append(f"{change.display}: dbt's JSON schema rejects {problem}")
-    report.checked.append("JSON schema: dbt/jsonschemas/resources/latest.json")
+    report.checked.append("checked the new YAML against dbt's JSON schema of project YAML (the installed dbt's "
+                          "dbt/jsonschemas/resources/latest.json): no new problems")
 
 
 def _project_dirs(src: Path) -> tuple[set[str], str]:
@@ -217,7 +218,7 @@ def check_dbt_parse(plan: WritePlan, inv: DbtInvocation, report: ValidationRepor
             new = Counter(warnings) - Counter(baseline)
             for warning in list(new)[:5]:
                 report.problems.append(f"dbt parse warns with the planned files: {warning.splitlines()[0][:300]}")
-    report.checked.append("dbt parse (scratch copy, no new warnings)")
+    report.checked.append("dbt parse on a scratch copy with the new YAML: no new warnings")
 
 
 def validate_plan(plan: WritePlan, inv: DbtInvocation | None = None, schema: bool = True) -> ValidationReport:

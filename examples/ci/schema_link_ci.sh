@@ -27,7 +27,8 @@ step() {
 }
 
 step "dbt deps" "$dbt" deps "${common[@]}"
-# The hook is off unless switched on: here for this build only (or set the var in dbt_project.yml).
+# The project's on-run-end hook (added once, and committed, by `dbt-schema-link init --on-run-end`)
+# profiles what the build makes; switched on here for this build (or by the var in dbt_project.yml).
 step "dbt build" "$dbt" build "${common[@]}" --vars '{schema_link_on_run_end: true}'
 step "dbt docs generate" "$dbt" docs generate "${common[@]}"
 # Takes the build's profiles from logs/dbt.log: no second scan of what the build just made.

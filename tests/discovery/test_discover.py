@@ -510,7 +510,7 @@ def test_markdown_report_has_every_section():
     md = render_markdown(run(w, min_confidence=TRAP_BAR), w.project())
     for heading in ("## Inferred links", "## Declared links", "## Lineage", "## Value domains", "## Rejected (traps)"):
         assert heading in md
-    assert re.search(r"\| `orders.customer_id` \| `customers.customer_id` \| 0\.9\d \| inferred, confidence 0\.9\d \| many_to_one \|", md)
+    assert re.search(r"\| `orders.customer_id` \| `customers.customer_id` \| 0\.9\d\d \| inferred, confidence 0\.9\d\d \| many_to_one \|", md)
     assert "| `invoices.customer_id` | `customers.customer_id` | relationships_test |" in md
     assert "small_subset" in md
 

@@ -26,7 +26,7 @@ run() {  # run VERSION
   local dbt specs
   case "$1" in
     1.8)  dbt=$(venv dbt18 "dbt-core==1.8.*" "dbt-duckdb==1.8.*"); specs=legacy ;;
-    # dbt-core >= 1.12.1 needs a parser wheel that installs from outside the registry (DESIGN.md §3)
+    # dbt-core >= 1.12.1 needs a parser wheel that installs from outside the registry (docs/dbt_facts.md, "Installing dbt")
     1.12) dbt=$(venv dbt112 "dbt-core==1.12.0" "dbt-core-experimental-parser==2.0.0a4" "dbt-duckdb>=1.11,<1.12"); specs=legacy,model ;;
     *) echo "unknown dbt version $1 (use 1.8 or 1.12)" >&2; exit 2 ;;
   esac

@@ -82,7 +82,7 @@ def test_parses_with_no_new_warnings(shop):
 
 
 def _test_results(shop) -> list[dict]:
-    """The data tests' results (run_results.json also lists the package's on-run-end hook)."""
+    """The data tests' results (run_results.json lists run hooks too, where a project has them)."""
     results = json.loads((shop.path / "target" / "run_results.json").read_text())["results"]
     return [r for r in results if r["unique_id"].startswith("test.")]
 
