@@ -145,13 +145,17 @@ def test_spark_links_equal_the_duckdb_golden(spark_links):
     assert spark_links["counts"]["rejected_traps"] == golden["counts"]["rejected_traps"]
 
 
-def test_write_then_dbt_test_passes_on_spark(shop_spark, spark_links, tmp_path):
-    dest = tmp_path / "shop"
-    shutil.copytree(shop_spark.path, dest, symlinks=True)
-    project = BuiltProject(dest, shop_spark.target, shop_spark.env)
+def check_write_then_dbt_test(built: BuiltProject, dest: Path) -> None:
+    """`write` into a copy of a linked project, then its schema_link tests all pass in dbt."""
+    shutil.copytree(built.path, dest, symlinks=True)
+    project = BuiltProject(dest, built.target, built.env)
     project.cli("write", *project.project_args())
     res = project.dbt("test", "-s", "tag:schema_link")
     done = re.search(r"PASS=(\d+) WARN=(\d+) ERROR=(\d+) SKIP=(\d+) NO-OP=(\d+) TOTAL=(\d+)", res.stdout)
     assert done, res.stdout[-2000:]
     passed, total = int(done.group(1)), int(done.group(6))
     assert total >= 5 and passed == total, res.stdout[-3000:]
+
+
+def test_write_then_dbt_test_passes_on_spark(shop_spark, spark_links, tmp_path):
+    check_write_then_dbt_test(shop_spark, tmp_path / "shop")
