@@ -127,3 +127,19 @@ def test_lineage_through_union_all_and_subqueries():
         select i.order_id from "db"."raw"."items" i''')
     copies = {(str(c.column), str(c.source)) for c in extract_sql_facts(w.project()).copies}
     assert copies == {(f"{m}.order_id", f"{ids['payments']}.order_id"), (f"{m}.order_id", f"{ids['items']}.order_id")}
+
+
+def test_snowflake_sql_resolves_although_qualify_upper_cases_names():
+    """sqlglot's Snowflake dialect normalises unquoted names to upper case; joins and copies
+    must still resolve (they were all lost on Snowflake before)."""
+    w = Warehouse(adapter="snowflake")
+    orders = w.table("orders", types={"id": "NUMBER", "user_id": "NUMBER"})
+    customers = w.table("customers", types={"id": "NUMBER", "name": "TEXT"})
+    stg = w.model("stg_orders", types={"order_id": "NUMBER", "customer_id": "NUMBER"},
+                  depends_on=[orders, customers], sql='''
+        select o.id as order_id, o.user_id as customer_id
+        from db.raw.orders o join db.raw.customers c on o.user_id = c.id''')
+    facts = extract_sql_facts(w.project())
+    assert (f"{orders}.user_id", f"{customers}.id", JoinClause.ON) in joins_of(facts)
+    copies = {(str(c.column), str(c.source)) for c in facts.copies}
+    assert (f"{stg}.order_id", f"{orders}.id") in copies and (f"{stg}.customer_id", f"{orders}.user_id") in copies
