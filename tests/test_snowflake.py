@@ -17,9 +17,8 @@ import pytest
 from dbt_schema_link.discovery.types import TypeFamily, family_of
 from tests.conftest import IN_CI, REPO, SHOP_TEST_SCALE, BuiltProject, base_env, copy_project
 from tests.support.snowflake import FakesnowServer, SnowflakeUnavailable, fakesnow_server
-from tests.test_example_links import _check_against_ground_truth
 from tests.test_example_profile import _shape
-from tests.test_spark import GOLDEN_LINKS, _joins, check_write_then_dbt_test
+from tests.test_spark import check_equal_to_the_duckdb_golden, check_ground_truth_verified_exactly, check_write_then_dbt_test
 
 pytestmark = [pytest.mark.snowflake, pytest.mark.dbt]
 
@@ -118,17 +117,11 @@ def test_profile_on_snowflake_has_the_duckdb_structure(sf_profiles, duck_profile
 
 
 def test_link_on_snowflake_matches_ground_truth_with_exact_containment(sf_links):
-    _check_against_ground_truth(sf_links)
-    verified = [l for l in sf_links["links"] if l["kind"] == "inferred"
-                and any(e["signal"] == "exact_containment" and "verified in the warehouse" in e["detail"] for e in l["evidence"])]
-    assert len(verified) >= 5, "link must check containment exactly through the emulator"
-    assert sf_links["counts"]["verified_pairs"] > 0
+    check_ground_truth_verified_exactly(sf_links, "the Snowflake emulator")
 
 
 def test_snowflake_links_equal_the_duckdb_golden(sf_links):
-    golden = json.loads(GOLDEN_LINKS.read_text())
-    assert _joins(sf_links) == _joins(golden)
-    assert sf_links["counts"]["rejected_traps"] == golden["counts"]["rejected_traps"]
+    check_equal_to_the_duckdb_golden(sf_links)
 
 
 def test_write_then_dbt_test_passes_on_snowflake(shop_snowflake, sf_links, tmp_path):

@@ -131,18 +131,27 @@ def test_profile_on_spark_has_the_duckdb_structure(spark_profiles, shop_duckdb):
     assert set(orders["status"]["top_values"]) <= {"pending", "open", "shipped", "closed", "cancelled"}
 
 
-def test_link_on_spark_matches_ground_truth_with_exact_containment(spark_links):
-    _check_against_ground_truth(spark_links)
-    verified = [l for l in spark_links["links"] if l["kind"] == "inferred"
+def check_ground_truth_verified_exactly(links: dict, engine: str) -> None:
+    """The planted joins and no trap, with containment checked exactly in the warehouse."""
+    _check_against_ground_truth(links)
+    verified = [l for l in links["links"] if l["kind"] == "inferred"
                 and any(e["signal"] == "exact_containment" and "verified in the warehouse" in e["detail"] for e in l["evidence"])]
-    assert len(verified) >= 5, "link must check containment exactly in Spark"
-    assert spark_links["counts"]["verified_pairs"] > 0
+    assert len(verified) >= 5, f"link must check containment exactly in {engine}"
+    assert links["counts"]["verified_pairs"] > 0
+
+
+def check_equal_to_the_duckdb_golden(links: dict) -> None:
+    golden = json.loads(GOLDEN_LINKS.read_text())
+    assert _joins(links) == _joins(golden)
+    assert links["counts"]["rejected_traps"] == golden["counts"]["rejected_traps"]
+
+
+def test_link_on_spark_matches_ground_truth_with_exact_containment(spark_links):
+    check_ground_truth_verified_exactly(spark_links, "Spark")
 
 
 def test_spark_links_equal_the_duckdb_golden(spark_links):
-    golden = json.loads(GOLDEN_LINKS.read_text())
-    assert _joins(spark_links) == _joins(golden)
-    assert spark_links["counts"]["rejected_traps"] == golden["counts"]["rejected_traps"]
+    check_equal_to_the_duckdb_golden(spark_links)
 
 
 def check_write_then_dbt_test(built: BuiltProject, dest: Path) -> None:

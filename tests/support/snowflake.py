@@ -10,7 +10,6 @@ docs/snowflake_emulator.md.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import signal
@@ -24,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+from tests.support.packages import first_missing
 from tests.support.pgserver import free_port
 
 #: Hosts the connector must reach directly, whatever proxy the environment sets.
@@ -38,14 +38,10 @@ class SnowflakeUnavailable(RuntimeError):
 
 def check_snowflake() -> None:
     """Raise SnowflakeUnavailable naming what is missing (install: pip install -e '.[snowflake,snowflake-emulator]')."""
-    for module, package in (("dbt.adapters.snowflake", "dbt-snowflake"), ("fakesnow", "fakesnow[server]"),
-                            ("uvicorn", "fakesnow[server]"), ("starlette", "fakesnow[server]")):
-        try:
-            found = importlib.util.find_spec(module) is not None
-        except ModuleNotFoundError:
-            found = False
-        if not found:
-            raise SnowflakeUnavailable(f"{package} is not installed (pip install -e '.[snowflake,snowflake-emulator]')")
+    missing = first_missing((("dbt.adapters.snowflake", "dbt-snowflake"), ("fakesnow", "fakesnow[server]"),
+                             ("uvicorn", "fakesnow[server]"), ("starlette", "fakesnow[server]")))
+    if missing:
+        raise SnowflakeUnavailable(f"{missing} is not installed (pip install -e '.[snowflake,snowflake-emulator]')")
 
 
 def _no_proxy(current: str) -> str:

@@ -27,22 +27,16 @@
             'VIEW' as "table_type",
             comment as "table_comment",
             table_owner as "table_owner",
-            'Clustering Key' as "stats:clustering_key:label",
-            cast(null as varchar) as "stats:clustering_key:value",
-            'The key used to cluster this table' as "stats:clustering_key:description",
-            false as "stats:clustering_key:include",
-            'Row Count' as "stats:row_count:label",
-            cast(null as number) as "stats:row_count:value",
-            'An approximate count of rows in this table' as "stats:row_count:description",
-            false as "stats:row_count:include",
-            'Approximate Size' as "stats:bytes:label",
-            cast(null as number) as "stats:bytes:value",
-            'Approximate size of the table as reported by Snowflake' as "stats:bytes:description",
-            false as "stats:bytes:include",
-            'Last Modified' as "stats:last_modified:label",
-            cast(null as varchar) as "stats:last_modified:value",
-            'The timestamp for last update/change' as "stats:last_modified:description",
-            false as "stats:last_modified:include"
+            {%- for key, label, description, value_type in [
+                ('clustering_key', 'Clustering Key', 'The key used to cluster this table', 'varchar'),
+                ('row_count', 'Row Count', 'An approximate count of rows in this table', 'number'),
+                ('bytes', 'Approximate Size', 'Approximate size of the table as reported by Snowflake', 'number'),
+                ('last_modified', 'Last Modified', 'The timestamp for last update/change', 'varchar')] %}
+            '{{ label }}' as "stats:{{ key }}:label",
+            cast(null as {{ value_type }}) as "stats:{{ key }}:value",
+            '{{ description }}' as "stats:{{ key }}:description",
+            false as "stats:{{ key }}:include"{{ ',' if not loop.last }}
+            {%- endfor %}
         from {{ information_schema }}.views
     ) as schema_link_emulator_tables
 {%- endmacro %}
