@@ -49,12 +49,11 @@
     {%- set infos = [] -%}
     {%- set profiled = [] -%}
     {%- for col in columns -%}
-        {#- the warehouse's own type name (dbt Column.dtype), not dbt's rendering of it -#}
-        {%- set data_type = col.dtype if col.dtype is defined and col.dtype is not none else col.data_type -%}
+        {%- set data_type = schema_link_column_type(col) -%}
         {%- set info = {
             'pos': loop.index0,
             'name': col.name | string,
-            'data_type': (data_type | string) if data_type is not none else none,
+            'data_type': data_type,
             'skipped': skip_reason(data_type),
         } -%}
         {%- do infos.append(info) -%}

@@ -131,27 +131,40 @@ def test_profile_on_spark_has_the_duckdb_structure(spark_profiles, shop_duckdb):
     assert set(orders["status"]["top_values"]) <= {"pending", "open", "shipped", "closed", "cancelled"}
 
 
-def test_link_on_spark_matches_ground_truth_with_exact_containment(spark_links):
-    _check_against_ground_truth(spark_links)
-    verified = [l for l in spark_links["links"] if l["kind"] == "inferred"
+def check_ground_truth_verified_exactly(links: dict, engine: str) -> None:
+    """The planted joins and no trap, with containment checked exactly in the warehouse."""
+    _check_against_ground_truth(links)
+    verified = [l for l in links["links"] if l["kind"] == "inferred"
                 and any(e["signal"] == "exact_containment" and "verified in the warehouse" in e["detail"] for e in l["evidence"])]
-    assert len(verified) >= 5, "link must check containment exactly in Spark"
-    assert spark_links["counts"]["verified_pairs"] > 0
+    assert len(verified) >= 5, f"link must check containment exactly in {engine}"
+    assert links["counts"]["verified_pairs"] > 0
+
+
+def check_equal_to_the_duckdb_golden(links: dict) -> None:
+    golden = json.loads(GOLDEN_LINKS.read_text())
+    assert _joins(links) == _joins(golden)
+    assert links["counts"]["rejected_traps"] == golden["counts"]["rejected_traps"]
+
+
+def test_link_on_spark_matches_ground_truth_with_exact_containment(spark_links):
+    check_ground_truth_verified_exactly(spark_links, "Spark")
 
 
 def test_spark_links_equal_the_duckdb_golden(spark_links):
-    golden = json.loads(GOLDEN_LINKS.read_text())
-    assert _joins(spark_links) == _joins(golden)
-    assert spark_links["counts"]["rejected_traps"] == golden["counts"]["rejected_traps"]
+    check_equal_to_the_duckdb_golden(spark_links)
 
 
-def test_write_then_dbt_test_passes_on_spark(shop_spark, spark_links, tmp_path):
-    dest = tmp_path / "shop"
-    shutil.copytree(shop_spark.path, dest, symlinks=True)
-    project = BuiltProject(dest, shop_spark.target, shop_spark.env)
+def check_write_then_dbt_test(built: BuiltProject, dest: Path) -> None:
+    """`write` into a copy of a linked project, then its schema_link tests all pass in dbt."""
+    shutil.copytree(built.path, dest, symlinks=True)
+    project = BuiltProject(dest, built.target, built.env)
     project.cli("write", *project.project_args())
     res = project.dbt("test", "-s", "tag:schema_link")
     done = re.search(r"PASS=(\d+) WARN=(\d+) ERROR=(\d+) SKIP=(\d+) NO-OP=(\d+) TOTAL=(\d+)", res.stdout)
     assert done, res.stdout[-2000:]
     passed, total = int(done.group(1)), int(done.group(6))
     assert total >= 5 and passed == total, res.stdout[-3000:]
+
+
+def test_write_then_dbt_test_passes_on_spark(shop_spark, spark_links, tmp_path):
+    check_write_then_dbt_test(shop_spark, tmp_path / "shop")

@@ -14,7 +14,7 @@ from dbt_schema_link.discovery.names import (
     table_column_prefix,
 )
 from dbt_schema_link.discovery.settings import DiscoverySettings
-from dbt_schema_link.discovery.types import TypeFamily, family_of
+from dbt_schema_link.discovery.types import TypeFamily, column_family
 from dbt_schema_link.profiling.records import ColumnProfile, ProfileSet, RelationProfile
 
 #: Values that make a two-valued column a flag.
@@ -131,7 +131,7 @@ def build_features(project: Project, profiles: ProfileSet | None, settings: Disc
             cprof = prof.column(col.name) if prof is not None else None
             if cprof is not None and (cprof.skipped or not info.has_data):
                 cprof = None
-            family = family_of(col.data_type or (cprof.data_type if cprof else None))
+            family = column_family(col.data_type, cprof.data_type if cprof else None)
             sig = borrowed = None
             if cprof is not None and cprof.minhash and k and len(cprof.minhash) == k:
                 sig = np.asarray(cprof.minhash, dtype=np.uint64)

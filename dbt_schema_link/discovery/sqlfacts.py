@@ -403,7 +403,7 @@ class _Resolver:
         if source is None:
             return []
         if isinstance(source, exp.Table):
-            uid = self.placeholders.get(source.name)
+            uid = self._placeholder_uid(source)
             if uid is None:
                 return []
             ref = self.project.column_ref(uid, name)
@@ -444,8 +444,12 @@ class _Resolver:
             found.extend(self._resolve_in(scope, alias, name, depth + 1))
         return found if len(found) == 1 else []
 
+    def _placeholder_uid(self, table: exp.Table) -> str | None:
+        # qualify normalises unquoted names the dialect's way: Snowflake's upper-cases them
+        return self.placeholders.get(table.name.lower())
+
     def _has_column(self, table: exp.Table, name: str) -> bool:
-        uid = self.placeholders.get(table.name)
+        uid = self._placeholder_uid(table)
         return uid is not None and self.project.column_ref(uid, name) is not None
 
 

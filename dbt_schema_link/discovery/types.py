@@ -91,6 +91,15 @@ def family_of(data_type: str | None) -> TypeFamily:
     return TypeFamily.OTHER
 
 
+def column_family(declared: str | None, profiled: str | None) -> TypeFamily:
+    """The family of a column from its catalog type, or from the profile's where that one says
+    more: Snowflake's catalog has NUMBER for every NUMBER(p,s), its profile NUMBER(38,0)."""
+    if declared and profiled and not _PARAMS.search(declared) and _PARAMS.search(profiled) \
+            and _PARAMS.sub("", profiled).strip().lower() == declared.strip().lower():
+        return family_of(profiled)
+    return family_of(declared or profiled)
+
+
 _NUMERIC = {TypeFamily.INTEGER, TypeFamily.DECIMAL}
 
 

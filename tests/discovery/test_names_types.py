@@ -4,7 +4,7 @@ from dbt_schema_link.discovery.names import (
     Role, Vocabulary, abbreviation_score, affix_similarity, analyse_column, analyse_relation, initialisms,
     is_glued, singular, strip_table_prefix, table_column_prefix, tokens,
 )
-from dbt_schema_link.discovery.types import Compat, TypeFamily, compatibility, family_of
+from dbt_schema_link.discovery.types import Compat, TypeFamily, column_family, compatibility, family_of
 
 PREFIXES = ("stg_", "dim_", "fct_", "raw_", "int_")
 
@@ -100,6 +100,19 @@ def test_affix_similarity():
 ])
 def test_type_families(text, family):
     assert family_of(text) is family
+
+
+@pytest.mark.parametrize("declared, profiled, family", [
+    ("NUMBER", "NUMBER(38,0)", TypeFamily.INTEGER),  # Snowflake: catalog NUMBER, profile NUMBER(38,0)
+    ("NUMBER", "NUMBER(10,2)", TypeFamily.DECIMAL),
+    ("NUMBER", None, TypeFamily.DECIMAL),
+    (None, "NUMBER(38,0)", TypeFamily.INTEGER),
+    ("NUMBER", "FLOAT", TypeFamily.DECIMAL),  # another type: the catalog's wins
+    ("TEXT", "VARCHAR(16777216)", TypeFamily.TEXT),
+    ("numeric(10,2)", "NUMERIC(10,0)", TypeFamily.DECIMAL),  # the catalog already has a scale
+])
+def test_column_family_takes_the_profiles_precision_where_the_catalog_has_none(declared, profiled, family):
+    assert column_family(declared, profiled) is family
 
 
 def test_compatibility():

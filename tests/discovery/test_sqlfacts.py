@@ -141,3 +141,19 @@ def test_counts_and_sums_are_aggregates_through_ctes_but_min_max_and_copies_are_
         from "db"."raw"."customers" c left join per on per.user_id = c.id left join pay on pay.order_id = per.last_id''')
     facts = extract_sql_facts(w.project())
     assert {r.column for r in facts.aggregates if r.relation == model} == {"number_of_orders", "paid"}
+
+
+def test_snowflake_sql_resolves_although_qualify_upper_cases_names():
+    """sqlglot's Snowflake dialect normalises unquoted names to upper case; joins and copies
+    must still resolve (they were all lost on Snowflake before)."""
+    w = Warehouse(adapter="snowflake")
+    orders = w.table("orders", types={"id": "NUMBER", "user_id": "NUMBER"})
+    customers = w.table("customers", types={"id": "NUMBER", "name": "TEXT"})
+    stg = w.model("stg_orders", types={"order_id": "NUMBER", "customer_id": "NUMBER"},
+                  depends_on=[orders, customers], sql='''
+        select o.id as order_id, o.user_id as customer_id
+        from db.raw.orders o join db.raw.customers c on o.user_id = c.id''')
+    facts = extract_sql_facts(w.project())
+    assert (f"{orders}.user_id", f"{customers}.id", JoinClause.ON) in joins_of(facts)
+    copies = {(str(c.column), str(c.source)) for c in facts.copies}
+    assert (f"{stg}.order_id", f"{orders}.id") in copies and (f"{stg}.customer_id", f"{orders}.user_id") in copies

@@ -54,7 +54,8 @@ class PgServer:
         self.psql(f'CREATE DATABASE "{name}"')
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
@@ -85,7 +86,7 @@ def postgres_server(log_statements: bool = False) -> Iterator[PgServer]:
         shutil.chown(root, "postgres")
         shutil.chown(sock, "postgres")
         root.chmod(0o755)
-    port = _free_port()
+    port = free_port()
     run = lambda cmd: subprocess.run(_as_server_user(cmd), capture_output=True, text=True)  # noqa: E731
     res = run([initdb, "-D", str(data), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C"])
     if res.returncode != 0:

@@ -10,11 +10,12 @@ Python process, hence one Spark session, through `python -m tests.support.spark_
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+from tests.support.packages import first_missing
 
 
 class SparkUnavailable(RuntimeError):
@@ -23,13 +24,9 @@ class SparkUnavailable(RuntimeError):
 
 def check_spark() -> None:
     """Raise SparkUnavailable naming what is missing (install: pip install -e '.[spark]')."""
-    for module, package in (("pyspark", "pyspark"), ("dbt.adapters.spark", "dbt-spark[session]")):
-        try:
-            found = importlib.util.find_spec(module) is not None
-        except ModuleNotFoundError:
-            found = False
-        if not found:
-            raise SparkUnavailable(f"{package} is not installed (pip install -e '.[spark]')")
+    missing = first_missing((("pyspark", "pyspark"), ("dbt.adapters.spark", "dbt-spark[session]")))
+    if missing:
+        raise SparkUnavailable(f"{missing} is not installed (pip install -e '.[spark]')")
     if shutil.which("java") is None:
         raise SparkUnavailable("java is not on PATH (Spark needs Java 17 or 21)")
 
