@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from dbt_schema_link.artifacts.manifest import read_project
 from dbt_schema_link.artifacts.records import Project, Relation
 from dbt_schema_link.artifacts.scope import SETTING as PACKAGES_SETTING, read_in_scope
 from dbt_schema_link.artifacts_status import prepare_artifacts

@@ -21,7 +21,6 @@ artifact records.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum

@@ -13,7 +13,6 @@ from dbt_schema_link.artifacts.records import ColumnRef
 from dbt_schema_link.agents.schemas import TOOL_SPECS, ToolName, ToolSpec
 from dbt_schema_link.agents.session import AgentSession, Loaded
 from dbt_schema_link.artifacts.records import ResourceType
-from dbt_schema_link.confidence import confidence_text
 from dbt_schema_link.errors import SchemaLinkError
 from dbt_schema_link.linker.answer import JoinPick
 from dbt_schema_link.linker.graph import edge_weight

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dbt_schema_link.artifacts.records import ColumnRef
+from dbt_schema_link.confidence import confidence_value
 from dbt_schema_link.links import Cardinality, Link, Provenance
 
 
