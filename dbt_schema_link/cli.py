@@ -64,11 +64,11 @@ def _project_args(p: argparse.ArgumentParser, several: bool = False, artifacts: 
     g.add_argument("--profiles-dir", default=None, help="directory of profiles.yml (default: dbt's own lookup)")
     g.add_argument("--target", "-t", default=None, help="dbt target (profile output) to use")
     g.add_argument("--dbt", dest="dbt_executable", default=None, help="dbt executable (default: the one beside this Python)")
-    loudness = g.add_mutually_exclusive_group()
-    loudness.add_argument("--quiet", "-q", action="store_true", help="no progress messages on stderr")
-    loudness.add_argument("--verbose", "-v", action="store_true",
-                          help="more detail on stderr where the command has it (link: wall time of each "
-                               "discovery stage; write: every link not written, and why)")
+    # independent: -q drops progress lines, -v adds details (both: the details without the progress)
+    g.add_argument("--quiet", "-q", action="store_true", help="no progress messages on stderr")
+    g.add_argument("--verbose", "-v", action="store_true",
+                   help="more detail on stderr where the command has it (link: wall time of each "
+                        "discovery stage; write: every link not written, and why)")
     if artifacts:
         g.add_argument("--build-artifacts", action="store_true",
                        help="run `dbt docs generate` first when manifest.json/catalog.json are missing or "

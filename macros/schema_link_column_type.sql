@@ -15,5 +15,5 @@
     {%- if col.is_numeric is defined and col.is_numeric() and col.numeric_scale is not none -%}
         {{ return(col.data_type | string) }}
     {%- endif -%}
-    {{ return(default__schema_link_column_type(col)) }}
+    {{ return(dbt_schema_link.default__schema_link_column_type(col)) }}
 {% endmacro %}

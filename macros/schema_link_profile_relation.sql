@@ -49,7 +49,7 @@
     {%- set infos = [] -%}
     {%- set profiled = [] -%}
     {%- for col in columns -%}
-        {%- set data_type = schema_link_column_type(col) -%}
+        {%- set data_type = dbt_schema_link.schema_link_column_type(col) -%}
         {%- set info = {
             'pos': loop.index0,
             'name': col.name | string,

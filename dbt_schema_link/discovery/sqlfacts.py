@@ -325,41 +325,38 @@ class _Resolver:
             break  # the first source is the left side of a USING chain
 
     # -- lineage -------------------------------------------------------------------------
-    def copies(self) -> list[tuple[ColumnRef, ColumnRef, bool]]:
-        out: list[tuple[ColumnRef, ColumnRef, bool]] = []
+    def _outputs(self) -> Iterator[tuple[Scope, exp.Expr, str]]:
+        """(branch, projection, output name) of every named, non-star output column of the query."""
         if self.root is None:
-            return out
+            return
         for branch in _branches(self.root):
             select = branch.expression
             if not isinstance(select, exp.Select):
                 continue
             for projection in select.selects:
-                if isinstance(projection, exp.Star):
-                    continue
                 name = projection.alias_or_name
-                inner = _unwrap(projection)
-                if not name or not isinstance(inner, exp.Column) or isinstance(inner.this, exp.Star):
-                    continue
-                target = self.project.column_ref(self.rel.unique_id, name) or ColumnRef(self.rel.unique_id, name)
-                for src in self.resolve(branch, inner):
-                    if src.relation != self.rel.unique_id:
-                        out.append((target, src, src.column.lower() != name.lower()))
+                if name and not isinstance(projection, exp.Star):
+                    yield branch, projection, name
+
+    def _output_ref(self, name: str) -> ColumnRef:
+        return self.project.column_ref(self.rel.unique_id, name) or ColumnRef(self.rel.unique_id, name)
+
+    def copies(self) -> list[tuple[ColumnRef, ColumnRef, bool]]:
+        out: list[tuple[ColumnRef, ColumnRef, bool]] = []
+        for branch, projection, name in self._outputs():
+            inner = _unwrap(projection)
+            if not isinstance(inner, exp.Column) or isinstance(inner.this, exp.Star):
+                continue
+            target = self._output_ref(name)
+            for src in self.resolve(branch, inner):
+                if src.relation != self.rel.unique_id:
+                    out.append((target, src, src.column.lower() != name.lower()))
         return out
 
     def aggregates(self) -> list[ColumnRef]:
         """Output columns whose expression counts or sums (through CTEs and subqueries)."""
-        out: list[ColumnRef] = []
-        if self.root is None:
-            return out
-        for branch in _branches(self.root):
-            select = branch.expression
-            if not isinstance(select, exp.Select):
-                continue
-            for projection in select.selects:
-                name = projection.alias_or_name
-                if name and not isinstance(projection, exp.Star) and self._aggregated(branch, projection, 0):
-                    out.append(self.project.column_ref(self.rel.unique_id, name) or ColumnRef(self.rel.unique_id, name))
-        return out
+        return [self._output_ref(name) for branch, projection, name in self._outputs()
+                if self._aggregated(branch, projection, 0)]
 
     def _aggregated(self, scope: Scope, projection: exp.Expr, depth: int) -> bool:
         """The projection counts or sums, or is computed from a CTE's / subquery's output that
