@@ -12,7 +12,6 @@ from dbt_schema_link.agents.evidence import pair_key
 from dbt_schema_link.artifacts.records import ColumnRef
 from dbt_schema_link.agents.schemas import TOOL_SPECS, ToolName, ToolSpec
 from dbt_schema_link.agents.session import AgentSession, Loaded
-from dbt_schema_link.artifacts.records import ResourceType
 from dbt_schema_link.errors import SchemaLinkError
 from dbt_schema_link.linker.answer import JoinPick
 from dbt_schema_link.linker.graph import edge_weight
@@ -21,10 +20,6 @@ from dbt_schema_link.links import CONFIDENCE_BARS, Evidence, Provenance
 #: join_path searches chains up to this cost (a hop costs 1 - ln(confidence) plus 1 for the
 #: relation it enters: 2 for a certain link), so about a dozen hops at most.
 JOIN_PATH_MAX_COST = 40.0
-#: Entering a model on a join path costs this, a seed, snapshot or source the graph's default of 1:
-#: paths stay in the modelled layers (staging, marts) and go through the loaded tables their
-#: models copy only when nothing else joins.
-MODELLED_BRIDGE_COST = 0.5
 #: Frequent values shown per column by describe_relation.
 FREQUENT_VALUES = 10
 #: Evidence items named per link in readable text (all of them are in the JSON).
@@ -171,8 +166,8 @@ class AgentTools:
         if start == end:
             return ToolResult(f"{a} and {b} are the same relation: no join needed", data)
         graph = loaded.link.index.graph
-        modelled = {i: MODELLED_BRIDGE_COST for i, r in enumerate(rels) if r.resource_type == ResourceType.MODEL.value}
-        tree, unconnected = graph.steiner_tree([start, end], modelled, max_hops_cost=JOIN_PATH_MAX_COST)
+        # the graph keeps paths inside one layer (graph.CROSS_LAYER_COST): marts join through staging
+        tree, unconnected = graph.steiner_tree([start, end], max_hops_cost=JOIN_PATH_MAX_COST)
         if unconnected or not tree:
             data.update(found=False, cost=None)
             return ToolResult(f"no chain of declared or inferred links joins {a} to {b}", data)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dbt_schema_link.artifacts.records import ColumnRef, Project, Relation, ResourceType
+from dbt_schema_link.artifacts.dag import relation_depths, relation_parents
 from dbt_schema_link.discovery.names import (
     NameParts, RelationNames, Vocabulary, analyse_column, analyse_relation, is_glued, strip_table_prefix,
     table_column_prefix,
@@ -267,44 +268,11 @@ def _is_number(text: str) -> bool:
     return bool(t) and t.replace(".", "", 1).isdigit()
 
 
-def relation_depths(project: Project) -> dict[str, int]:
-    """DAG depth of each relation (sources/seeds 0), iteratively (no recursion limit)."""
-    parents = _parents(project)
-    depth: dict[str, int] = {}
-    for start in sorted(project.relations):
-        if start in depth:
-            continue
-        stack = [(start, False)]
-        on_path: set[str] = set()
-        while stack:
-            node, done = stack.pop()
-            if done:
-                on_path.discard(node)
-                depth[node] = 1 + max((depth.get(p, 0) for p in parents[node]), default=-1)
-                continue
-            if node in depth or node in on_path:
-                continue
-            on_path.add(node)
-            stack.append((node, True))
-            for p in parents[node]:
-                if p not in depth and p not in on_path:
-                    stack.append((p, False))
-    return depth
-
-
-def _parents(project: Project) -> dict[str, list[str]]:
-    parents: dict[str, list[str]] = {}
-    for uid, rel in project.relations.items():
-        ps = project.parent_map.get(uid) if project.parent_map else None
-        parents[uid] = [p for p in (ps if ps is not None else rel.depends_on) if p in project.relations]
-    return parents
-
-
 def relation_origins(project: Project, depths: dict[str, int]) -> dict[str, frozenset[str]]:
     """Where each relation's data comes from: a source relation its schema (one database or
     system), a seed its project's seeds, a model the union of its parents' origins (its package's
     models when it has no parent). Two relations with no origin in common are unrelated sources."""
-    parents = _parents(project)
+    parents = relation_parents(project)
     out: dict[str, frozenset[str]] = {}
     for uid in sorted(project.relations, key=lambda u: (depths.get(u, 0), u)):
         rel = project.relations[uid]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
+from dbt_schema_link.artifacts.dag import relation_depths
 from dbt_schema_link.artifacts.records import Project, Relation, ResourceType
 from dbt_schema_link.links import Link, Provenance
 from dbt_schema_link.linker.text import identifier_words
@@ -168,7 +169,7 @@ def build_corpus(inputs: list[ProjectInput], group_by: str = "auto") -> Corpus:
         names_seen[pname] = names_seen.get(pname, 0) + 1
         if names_seen[pname] > 1:
             pname = f"{pname}#{names_seen[pname]}"
-        layers = _layers(project)
+        layers = relation_depths(project)
         for uid in sorted(project.relations):
             rel = project.relations[uid]
             if not rel.columns:
@@ -233,30 +234,6 @@ def build_corpus(inputs: list[ProjectInput], group_by: str = "auto") -> Corpus:
                 relations[up].superseded = True
     groups = _assign_groups(relations, mode)
     return Corpus(relations, columns, groups, edges)
-
-
-def _layers(project: Project) -> dict[str, int]:
-    """Each relation's depth in the DAG (relations only; cycles and missing parents are depth 0)."""
-    parents = {uid: [p for p in (project.parent_map.get(uid) or rel.depends_on) if p in project.relations and p != uid]
-               for uid, rel in project.relations.items()}
-    depth: dict[str, int] = {}
-    for start in sorted(parents):
-        stack = [(start, False)]
-        seen: set[str] = set()
-        while stack:
-            uid, done = stack.pop()
-            if uid in depth:
-                continue
-            if done:
-                depth[uid] = 1 + max((depth.get(p, 0) for p in parents[uid]), default=-1)
-                continue
-            if uid in seen:
-                depth[uid] = 0  # a cycle: stop here
-                continue
-            seen.add(uid)
-            stack.append((uid, True))
-            stack.extend((p, False) for p in parents[uid] if p not in depth)
-    return depth
 
 
 def _assign_groups(relations: list[RelationDoc], mode: str) -> list[GroupDoc]:

@@ -30,9 +30,10 @@ def edge_weight(confidence: float) -> float:
     return 1.0 - math.log(max(0.01, min(1.0, confidence)))
 
 
-#: Extra cost of an edge between two layers of the DAG (a seed and a staging model, staging and
-#: marts): a join holds at every layer, so join completion stays inside one layer when it can and
-#: never detours through another layer's relations for a join the same layer has.
+#: Extra cost of an edge per DAG layer it spans (seed -> staging 1, seed -> marts 2): a join holds
+#: at every layer, so join completion stays inside one layer when it can, never detours through
+#: another layer's relations for a join the same layer has, and between two marts goes through
+#: staging rather than down to the seeds.
 CROSS_LAYER_COST = 0.5
 
 
@@ -55,8 +56,8 @@ class JoinGraph:
             if a == b:
                 continue
             w = edge_weight(e.confidence)
-            if rel_layer is not None and rel_layer[a] != rel_layer[b]:
-                w += CROSS_LAYER_COST
+            if rel_layer is not None:
+                w += CROSS_LAYER_COST * abs(rel_layer[a] - rel_layer[b])
             self.adj[a].append(Adjacent(b, i, w))
             self.adj[b].append(Adjacent(a, i, w))
             for key in ((a, b), (b, a)):
