@@ -206,6 +206,19 @@ class Evidence:
 Pair = tuple[ColumnRef, ColumnRef]
 
 
+def provenance_text(provenance: Provenance, confidence: float, written_confidence: float | None = None) -> str:
+    """How people are told where a link comes from, with its confidence (links.md, ask, MCP)."""
+    now = confidence_text(confidence)
+    if provenance is Provenance.WRITTEN:
+        at = confidence_text(written_confidence) if written_confidence is not None else "?"
+        return f"written by dbt-schema-link at {at}, confidence now {now}"
+    if provenance is Provenance.DECLARED:
+        return f"declared, confidence {now}"
+    if provenance is Provenance.SQL:
+        return f"inferred and joined in the project's SQL, confidence {now}"
+    return f"{provenance.value}, confidence {now}"
+
+
 @dataclass(frozen=True)
 class Link:
     """child -> parent: the child column's values reference the parent column (FK -> key).
@@ -243,16 +256,7 @@ class Link:
         return any(e.signal is signal for e in self.evidence)
 
     def provenance_text(self) -> str:
-        """How people are told where the link comes from, with its confidence."""
-        now = confidence_text(self.confidence)
-        if self.provenance is Provenance.WRITTEN:
-            at = confidence_text(self.written_confidence) if self.written_confidence is not None else "?"
-            return f"written by dbt-schema-link at {at}, confidence now {now}"
-        if self.provenance is Provenance.DECLARED:
-            return f"declared, confidence {now}"
-        if self.provenance is Provenance.SQL:
-            return f"inferred and joined in the project's SQL, confidence {now}"
-        return f"{self.provenance.value}, confidence {now}"
+        return provenance_text(self.provenance, self.confidence, self.written_confidence)
 
     def sort_key(self) -> tuple:
         return (_KIND_ORDER[self.kind], self.child.relation, self.child.column.lower(),

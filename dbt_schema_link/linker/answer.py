@@ -30,9 +30,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from dbt_schema_link.artifacts.records import ColumnRef
 from dbt_schema_link.confidence import confidence_value
-from dbt_schema_link.links import Cardinality, Link, Provenance
+from dbt_schema_link.links import Provenance, provenance_text
 
 
 @dataclass
@@ -86,9 +85,7 @@ class JoinPick:
     @property
     def note(self) -> str:
         """Where the join comes from and how sure it is (``written by dbt-schema-link at 0.91, ...``)."""
-        blank = ColumnRef("", "")
-        return Link(blank, blank, self.provenance, self.confidence, Cardinality.MANY_TO_ONE,
-                    written_confidence=self.written_confidence).provenance_text()
+        return provenance_text(self.provenance, self.confidence, self.written_confidence)
 
     def line(self) -> str:
         """The join in a rendered context; a link `write` wrote says so (it is not a person's)."""
