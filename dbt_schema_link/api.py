@@ -265,7 +265,7 @@ def open_session(project_dirs: Sequence[str | Path] = (".",), target_path: str |
     """A question session (`dbt-schema-link ask`): the index (refreshed when the project changed)
     and its model, loaded once. `llm` (dbt_schema_link.llm.LLMOptions) adds the selected LLM
     stages (docs/llm.md); other keywords as for `linker.open_session` (budget, top, settings,
-    refresh, lexical, progress)."""
+    refresh, lexical, progress, quick_start)."""
     from dbt_schema_link import linker
 
     session = linker.open_session(project_dirs, target_path, index_dir, notice=notice or _ignore, **options)

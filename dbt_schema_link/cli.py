@@ -285,6 +285,7 @@ def cmd_ask(args) -> int:
         args.project_dir or ["."], args.target_path, args.index_dir, llm=llm_options_from_args(args), notice=_notice,
         budget=args.budget, top=args.top, settings=_settings_overrides(args.set) or None,
         refresh=not args.no_refresh, progress=None if args.quiet else _Reporter(False),
+        quick_start=not args.questions,
     )
     if args.questions:
         for answer in api.ask_batch(api.read_questions(args.questions), session=session):

@@ -172,9 +172,11 @@ def open_session(project_dirs: Sequence[str | Path] = (".",), target_path: str |
                  index_dir: str | Path | None = None, budget: int | None = DEFAULT_BUDGET, top: int | None = None,
                  settings: dict | LinkSettings | None = None, template: str = DEFAULT_TEMPLATE,
                  refresh: bool = True, lexical: bool = False, notice: Progress = _ignore,
-                 progress: Progress | None = None) -> LinkSession:
+                 progress: Progress | None = None, quick_start: bool = False) -> LinkSession:
     """Load (refreshing first if the project changed) the index and its embedding model.
-    Offline; `dbt_schema_link.api.open_session(llm=...)` adds the LLM stages (docs/llm.md)."""
+    Offline; `dbt_schema_link.api.open_session(llm=...)` adds the LLM stages (docs/llm.md).
+    `quick_start`: a session for one question or a few, which embeds without torch where the
+    model allows (see embedder.load_embedder)."""
     if budget is not None and budget < 1:
         raise SchemaLinkError(f"the token budget {budget} must be a positive number of tokens", option="budget")
     if top is not None and top < 1:
@@ -200,7 +202,7 @@ def open_session(project_dirs: Sequence[str | Path] = (".",), target_path: str |
     idx = load_index(out_dir)
     embedder = None
     if idx.model and not lexical:
-        status = load_embedder(idx.model)
+        status = load_embedder(idx.model, quick_start=quick_start)
         if status.notice:
             say(status.notice)
         embedder = status.embedder
