@@ -14,7 +14,9 @@ import pytest
 from tests.support.pgserver import PostgresUnavailable, postgres_server
 
 REPO = Path(__file__).resolve().parents[1]
-DBT = str(Path(sys.executable).parent / "dbt")
+#: The dbt executable the tests run: SCHEMA_LINK_DBT points at another dbt version's venv (see
+#: tests/writers/multiversion.sh); by default the dbt beside this Python.
+DBT = os.environ.get("SCHEMA_LINK_DBT") or str(Path(sys.executable).parent / "dbt")
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 

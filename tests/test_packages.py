@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from tests.conftest import REPO, BuiltProject, base_env
+from tests.conftest import DBT, REPO, BuiltProject, base_env
 from tests.support.pkgproject import DOCUMENTED_PACKAGE_MODELS, PACKAGE_NAME, write_package_project
 
 PACKAGE_MODELS = {"stg_gh__repository", "stg_gh__user", "stg_gh__issue", "stg_gh__pull_request",
@@ -27,8 +27,8 @@ def linked(tmp_path_factory):
     project = BuiltProject(root, "dev", base_env(PKG_DUCKDB_PATH=str(base / "pkg.duckdb")))
     for step in (("deps",), ("seed",), ("run",)):
         project.dbt(*step)
-    runs = {"link": project.cli("link", "--build-artifacts", *project.project_args())}
-    runs["write"] = project.cli("write", *project.project_args())
+    runs = {"link": project.cli("link", "--build-artifacts", "--dbt", DBT, *project.project_args())}
+    runs["write"] = project.cli("write", "--dbt", DBT, *project.project_args())
     project.dbt("docs", "generate")
     return project, runs
 
@@ -104,7 +104,7 @@ def test_write_puts_package_links_into_data_tests_and_check_passes_after_it(link
     assert not list((project.path / "dbt_packages" / PACKAGE_NAME).rglob("*schema_link*"))  # nothing in the package
     tested = project.dbt("test", "-s", "tag:schema_link")
     assert tested.stdout.count(" PASS ") == 5 and "WARN=0 ERROR=0" in tested.stdout, tested.stdout[-2000:]
-    again = project.cli("write", *project.project_args())
+    again = project.cli("write", "--dbt", DBT, *project.project_args())
     assert "nothing to write" in again.stderr
     check = project.cli("link", "--check", *project.project_args(), check=False)
     assert check.returncode == 0, check.stdout + check.stderr
@@ -167,7 +167,7 @@ def test_without_package_tests_links_on_packages_are_reported_once(linked):
             "not writable: 4 link(s) on relations of package ghpkg: only the root project's files are edited: the "
             "package's own YAML is replaced by `dbt deps`, and dbt refuses a second entry for a node the package "
             "already describes"]
-        check = project.cli("link", "--check", "--build-artifacts", *project.project_args(), check=False)
+        check = project.cli("link", "--check", "--build-artifacts", "--dbt", DBT, *project.project_args(), check=False)
         assert "left out 4 link(s) on relations of package ghpkg" in check.stderr
         # the data tests written before are still written links: they must still be inferred
         assert check.returncode == 0, check.stdout + check.stderr

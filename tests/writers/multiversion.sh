@@ -35,6 +35,9 @@ run() {  # run VERSION
     "$PY" -m pytest "$ROOT/tests/writers/test_real_dbt.py" -k duckdb -q -p no:cacheprovider
   # documentation write-back (meta placement differs before 1.10); DuckDB only already
   SCHEMA_LINK_DBT=$dbt "$PY" -m pytest "$ROOT/tests/writers/test_docs_lineage.py" -q -p no:cacheprovider
+  # a project built from a package: its links as singular data tests in the root project
+  SCHEMA_LINK_DBT=$dbt "$PY" -m pytest "$ROOT/tests/test_packages.py" -q -p no:cacheprovider \
+    -k "profiled_and_linked or data_tests or orphan_keys"
 }
 
 for version in "${@:-1.8 1.12}"; do

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
+
+from tests.conftest import DBT
 
 SCHEMA_YML = """\
 # Shop models: hand-written docs. Keep this comment.
@@ -190,9 +191,7 @@ def standard_links():
 
 # --- running dbt (any installed version) against the project ---------------------------------
 
-#: The dbt executable the real-client tests use: SCHEMA_LINK_DBT points at another dbt version's
-#: venv (see tests/writers/multiversion.sh); by default the dbt beside this Python.
-DBT_EXE = os.environ.get("SCHEMA_LINK_DBT") or str(Path(sys.executable).parent / "dbt")
+DBT_EXE = DBT  # SCHEMA_LINK_DBT chooses another dbt version (tests/conftest.py)
 #: Semantic-model spellings to exercise: "legacy" always, "model" too where dbt >= 1.12.
 SEMANTIC_SPECS = tuple(s for s in os.environ.get("SCHEMA_LINK_SEMANTIC_SPECS", "legacy").split(",") if s)
 
