@@ -18,9 +18,10 @@ from dbt_schema_link import __version__, api
 from dbt_schema_link.dbt_runner import DbtInvocation
 from dbt_schema_link.embedding_spec import DEFAULT_MODEL, INT8_SUFFIX
 from dbt_schema_link.errors import ProfilingIncomplete, SchemaLinkError
-from dbt_schema_link.llm.client import DEFAULT_API_KEY_ENV, DEFAULT_TIMEOUT_S
+from dbt_schema_link.llm.client import DEFAULT_API_KEY_ENV, DEFAULT_TIMEOUT_S, Api
 from dbt_schema_link.llm.options import (
     CACHE_DIR_NAME,
+    ENV_API,
     ENV_API_KEY_ENV,
     ENV_BASE_URL,
     ENV_MODEL,
@@ -324,6 +325,10 @@ def add_llm_arguments(parser: argparse.ArgumentParser, stages: tuple[str, ...] =
     g.add_argument("--llm-base-url", default=None, metavar="URL",
                    help=f"endpoint base URL, e.g. http://localhost:11434/v1 (default: ${ENV_BASE_URL})")
     g.add_argument("--llm-model", default=None, metavar="NAME", help=f"model name (default: ${ENV_MODEL})")
+    g.add_argument("--llm-api", default=None, choices=[a.value for a in Api],
+                   help=f"chat (/chat/completions, instruction-tuned models; default) or completion "
+                        f"(/completions with an 'Answer:' prompt, for base models without a chat "
+                        f"template; default: ${ENV_API} or chat)")
     g.add_argument("--llm-api-key-env", default=None, metavar="VAR",
                    help=f"environment variable holding the API key (default: ${ENV_API_KEY_ENV} or {DEFAULT_API_KEY_ENV}); "
                         f"the key itself is never printed, logged or cached")
@@ -347,7 +352,7 @@ def llm_options_from_args(args, stages: str | None = None, allowed: tuple[str, .
 
     return llm_options(stages, args.llm_base_url, args.llm_model, args.llm_api_key_env, args.llm_timeout,
                        cache=not args.llm_no_cache, prompt_price_per_1k=args.llm_price_prompt,
-                       completion_price_per_1k=args.llm_price_completion, allowed=allowed)
+                       completion_price_per_1k=args.llm_price_completion, allowed=allowed, api=args.llm_api)
 
 
 def _llm_warnings(answer) -> None:

@@ -1,5 +1,8 @@
 """A small client for OpenAI-compatible `POST {base_url}/chat/completions` endpoints (OpenAI,
-vLLM, llama.cpp server, Ollama's /v1, LM Studio, ...), standard library only.
+vLLM, llama.cpp server, Ollama's /v1, LM Studio, ...), standard library only. `Api.COMPLETION`
+sends the same request to `/completions` as one prompt ending in "Answer:" (and the request's
+answer prefix): a base model without a chat template can answer that, and its next-token
+log-probabilities are usable (a chat template it was never tuned on gives noise).
 
 - The API key is read from an environment variable whose *name* is configured (default
   OPENAI_API_KEY) at request time; it is never stored on an object, never part of a cache key or
@@ -26,7 +29,8 @@ import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from enum import Enum
 from pathlib import Path
 from typing import Sequence
 
@@ -54,6 +58,38 @@ RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504})
 CACHE_VERSION = 1
 
 
+class Api(Enum):
+    """Which OpenAI-compatible endpoint a request goes to."""
+
+    CHAT = "chat"  # /chat/completions: instruction-tuned models with a chat template
+    COMPLETION = "completion"  # /completions: one prompt, for base models
+
+    @property
+    def path(self) -> str:
+        return "/chat/completions" if self is Api.CHAT else "/completions"
+
+    @classmethod
+    def parse(cls, value: "str | Api | None") -> "Api":
+        if isinstance(value, Api):
+            return value
+        for api in cls:
+            if (value or "chat").strip().lower() == api.value:
+                return api
+        raise SchemaLinkError(f"LLM API {value!r} is not one of chat, completion", option="llm_api")
+
+
+#: What separates the parts of a completion prompt, and what ends it.
+COMPLETION_SEPARATOR = "\n\n"
+COMPLETION_CUE = "\nAnswer:"
+
+
+def completion_prompt(messages: tuple[tuple[str, str], ...], answer_prefix: str = "") -> str:
+    """The chat messages as one completion prompt: their texts in order, then "Answer:" and the
+    start of the answer the stage wants (e.g. '{"columns": ["'), which a base model continues."""
+    body = COMPLETION_SEPARATOR.join(content for _, content in messages)
+    return body + COMPLETION_CUE + (" " + answer_prefix if answer_prefix else "")
+
+
 class LLMError(SchemaLinkError):
     """The endpoint failed, timed out, or answered with something that is not a chat completion."""
 
@@ -69,6 +105,7 @@ class LLMConfig:
     base_url: str
     model: str
     api_key_env: str = DEFAULT_API_KEY_ENV
+    api: Api = Api.CHAT
     timeout_s: float = DEFAULT_TIMEOUT_S
     max_retries: int = DEFAULT_MAX_RETRIES
     backoff_s: float = DEFAULT_BACKOFF_S
@@ -78,6 +115,7 @@ class LLMConfig:
     completion_price_per_1k: float | None = None
 
     def __post_init__(self):
+        object.__setattr__(self, "api", Api.parse(self.api))
         url = (self.base_url or "").strip()
         if not url.startswith(("http://", "https://")):
             raise SchemaLinkError(f"LLM base URL {self.base_url!r} is not an http(s) URL: "
@@ -97,7 +135,7 @@ class LLMConfig:
 
     @property
     def url(self) -> str:
-        return self.base_url.strip().rstrip("/") + "/chat/completions"
+        return self.base_url.strip().rstrip("/") + self.api.path
 
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float | None:
         if self.prompt_price_per_1k is None and self.completion_price_per_1k is None:
@@ -117,15 +155,25 @@ class ChatRequest:
     logprobs: bool = False
     top_logprobs: int = 0
     seed: int | None = None  # makes repeated samples distinct requests (and distinct cache entries)
+    # Completion API only: the answer's first characters, written into the prompt and put back in
+    # front of the text the model continues with; and where the model stops.
+    answer_prefix: str = ""
+    stop: tuple[str, ...] = ()
 
-    def body(self, model: str) -> dict:
-        out: dict = {"model": model, "messages": [{"role": r, "content": c} for r, c in self.messages],
-                     "max_tokens": self.max_tokens, "temperature": self.temperature, "stream": False}
+    def body(self, model: str, api: Api = Api.CHAT) -> dict:
+        out: dict = {"model": model, "max_tokens": self.max_tokens, "temperature": self.temperature, "stream": False}
+        if api is Api.CHAT:
+            out["messages"] = [{"role": r, "content": c} for r, c in self.messages]
+        else:
+            out["prompt"] = completion_prompt(self.messages, self.answer_prefix)
+            if self.stop:
+                out["stop"] = list(self.stop)
         if self.n != 1:
             out["n"] = self.n
-        if self.logprobs:
-            out["logprobs"] = True
-            out["top_logprobs"] = self.top_logprobs
+        if self.logprobs:  # the completions API takes the number of alternatives as `logprobs`
+            out["logprobs"] = True if api is Api.CHAT else max(1, self.top_logprobs)
+            if api is Api.CHAT:
+                out["top_logprobs"] = self.top_logprobs
         if self.seed is not None:
             out["seed"] = self.seed
         return out
@@ -189,8 +237,27 @@ class Meter:
 # response parsing
 
 
+def _completion_logprobs(raw: dict) -> tuple[TokenLogprob, ...] | None:
+    """Completions format: {"tokens": [...], "token_logprobs": [...], "top_logprobs": [{token: logprob}]}."""
+    tokens, lps, tops = raw.get("tokens"), raw.get("token_logprobs"), raw.get("top_logprobs") or []
+    if not isinstance(tokens, list) or not isinstance(lps, list) or not tokens or len(tokens) != len(lps):
+        return None
+    out = []
+    for i, (token, lp) in enumerate(zip(tokens, lps)):
+        top = tops[i] if i < len(tops) and isinstance(tops[i], dict) else {}
+        try:
+            out.append(TokenLogprob(str(token), float(lp if lp is not None else 0.0),
+                                    tuple((str(t), float(v)) for t, v in top.items())))
+        except (TypeError, ValueError):
+            return None
+    return tuple(out)
+
+
 def _logprobs(raw) -> tuple[TokenLogprob, ...] | None:
-    """OpenAI chat format: {"content": [{"token", "logprob", "top_logprobs": [{"token", "logprob"}]}]}."""
+    """OpenAI chat format: {"content": [{"token", "logprob", "top_logprobs": [{"token", "logprob"}]}]},
+    or the completions format (`_completion_logprobs`)."""
+    if isinstance(raw, dict) and "tokens" in raw:
+        return _completion_logprobs(raw)
     if not isinstance(raw, dict) or not isinstance(raw.get("content"), list) or not raw["content"]:
         return None
     out = []
@@ -331,8 +398,15 @@ class ChatClient:
                     meter.add(local)
 
     def _chat(self, request: ChatRequest, meter: Meter) -> ChatResponse:
+        response = self._send(request, meter)
+        if self.config.api is Api.COMPLETION and request.answer_prefix:
+            choices = tuple(replace(ch, text=request.answer_prefix + ch.text) for ch in response.choices)
+            response = replace(response, choices=choices)
+        return response
+
+    def _send(self, request: ChatRequest, meter: Meter) -> ChatResponse:
         cfg = self.config
-        body = request.body(cfg.model)
+        body = request.body(cfg.model, cfg.api)
         key = ResponseCache.key(cfg.url, body) if self.cache else None
         if key:
             hit = self.cache.get(key)

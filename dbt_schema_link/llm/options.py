@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Sequence
 
 from dbt_schema_link.errors import SchemaLinkError
-from dbt_schema_link.llm.client import DEFAULT_API_KEY_ENV, DEFAULT_TIMEOUT_S, LLMConfig
+from dbt_schema_link.llm.client import DEFAULT_API_KEY_ENV, DEFAULT_TIMEOUT_S, Api, LLMConfig
 
 #: Stage names, in the order they act on a question.
 STAGES = ("hallucinate", "rerank", "bidirectional")
@@ -24,6 +24,7 @@ DEFAULT_SAMPLES = 5
 ENV_BASE_URL = "SCHEMA_LINK_LLM_BASE_URL"
 ENV_MODEL = "SCHEMA_LINK_LLM_MODEL"
 ENV_API_KEY_ENV = "SCHEMA_LINK_LLM_API_KEY_ENV"
+ENV_API = "SCHEMA_LINK_LLM_API"
 #: Directory of the response cache, beside the index under target/schema_link/.
 CACHE_DIR_NAME = "llm_cache"
 
@@ -66,7 +67,8 @@ class LLMOptions:
 def llm_options(stages: str | Sequence[str] | None, base_url: str | None = None, model: str | None = None,
                 api_key_env: str | None = None, timeout_s: float | None = None, cache: bool = True,
                 cache_dir: str | Path | None = None, prompt_price_per_1k: float | None = None,
-                completion_price_per_1k: float | None = None, allowed: tuple[str, ...] = STAGES) -> LLMOptions | None:
+                completion_price_per_1k: float | None = None, allowed: tuple[str, ...] = STAGES,
+                api: str | Api | None = None) -> LLMOptions | None:
     """Options (falling back to SCHEMA_LINK_LLM_* variables); None when no stage is selected.
     Without `cache_dir` the session puts the cache beside its index. `allowed`: the command's
     stages (`ask`: STAGES, `write`: WRITE_STAGES)."""
@@ -82,6 +84,6 @@ def llm_options(stages: str | Sequence[str] | None, base_url: str | None = None,
         raise SchemaLinkError(f"LLM stages {','.join(chosen)} need a model name (or {ENV_MODEL} set)",
                               option="llm_model")
     config = LLMConfig(base_url, model, api_key_env or os.environ.get(ENV_API_KEY_ENV) or DEFAULT_API_KEY_ENV,
-                       timeout_s=timeout_s or DEFAULT_TIMEOUT_S, cache_dir=Path(cache_dir) if cache_dir else None,
+                       api=Api.parse(api or os.environ.get(ENV_API)), timeout_s=timeout_s or DEFAULT_TIMEOUT_S, cache_dir=Path(cache_dir) if cache_dir else None,
                        prompt_price_per_1k=prompt_price_per_1k, completion_price_per_1k=completion_price_per_1k)
     return LLMOptions(chosen, config, cache=cache)

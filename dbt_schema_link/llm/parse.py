@@ -76,6 +76,26 @@ def name_list(value) -> list[str]:
     raise AnswerFormatError("the answer is not a list of names")
 
 
+_QUOTED_RE = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+#: Keys of the answer objects the prompts ask for: never names.
+_ANSWER_KEYS = frozenset({"columns", "tables", "schema", "elements", "table", "name"})
+
+
+def answer_names(text: str) -> list[str]:
+    """Names from an answer that should be JSON: the JSON when it parses; otherwise the quoted
+    strings of a cut-off or malformed answer (`{"columns": ["a.b", "c.d` → a.b), so a real model's
+    partial output still counts for what it completed. Raises when neither gives a name."""
+    try:
+        return name_list(json_payload(text))
+    except AnswerFormatError:
+        pass
+    names = [m.group(1) for m in _QUOTED_RE.finditer(strip_fences(text))]
+    names = [n for n in names if n.strip() and n.strip().lower() not in _ANSWER_KEYS and len(n) <= 200]
+    if not names:
+        raise AnswerFormatError("the answer is neither JSON nor a list of quoted names")
+    return names[:MAX_NAMES]
+
+
 def split_name(name: str) -> tuple[str | None, str]:
     """'table.column' → (table, column); 'name' → (None, name); quotes/backticks removed.
     A longer dotted path keeps its last two parts (schema.table.column)."""
@@ -158,7 +178,7 @@ def schema_elements(text: str) -> list[tuple[str, str]]:
     """(table, column) pairs from a hallucinated schema: JSON ({"tables": [{"table", "columns"}]},
     a list of "table.column"), or one "table.column" / "table(col, col)" per line."""
     try:
-        names = name_list(json_payload(text))
+        names = answer_names(text)
     except AnswerFormatError:
         names = []
         for line in strip_fences(text).splitlines():

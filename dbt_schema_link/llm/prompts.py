@@ -19,6 +19,13 @@ QUESTION_CHARS = 2000
 
 BEGIN, END = "<<<DATA", "DATA>>>"
 
+#: How the answers of the JSON stages and the SQL stage start on a completion endpoint (a base
+#: model continues a started answer; chat endpoints ignore these), and where they end.
+JSON_ANSWER_PREFIX = '{"columns": ["'
+JSON_ANSWER_STOP = ("\n",)
+SQL_ANSWER_PREFIX = "SELECT "
+SQL_ANSWER_STOP = (";", "\n\n")
+
 HALLUCINATE_SYSTEM = (
     "You design database schemas. Given a question, propose the minimal relational schema that a "
     "SQL query answering it would need: the tables and only the columns the query would use "

@@ -38,8 +38,7 @@ from dbt_schema_link.llm.parse import (
     AnswerFormatError,
     NameResolver,
     Resolved,
-    json_payload,
-    name_list,
+    answer_names,
     p_yes_from_logprobs,
     schema_elements,
     sql_columns,
@@ -174,7 +173,8 @@ class QuestionRun:
     # -- CRUSH4SQL ---------------------------------------------------------------------------
     def hallucinate(self) -> None:
         resp = self._chat(ChatRequest(prompts.hallucinate_messages(self.question, self.hint),
-                                      max_tokens=HALLUCINATE_MAX_TOKENS))
+                                      max_tokens=HALLUCINATE_MAX_TOKENS, answer_prefix=prompts.JSON_ANSWER_PREFIX,
+                                      stop=prompts.JSON_ANSWER_STOP))
         elements = schema_elements(resp.text)[:MAX_PROBES]
         self.record.details["hallucinated"] = [f"{t}.{c}" for t, c in elements]
         sims = self._probe(elements)  # (probes × columns)
@@ -306,11 +306,13 @@ class QuestionRun:
         renderer = self.stages.renderer
         schema = prompts.group_schema(renderer, group, ev.col, prompts.LINK_SCHEMA_BUDGET)
         resolver = NameResolver(idx, [group])
-        reqs = [ChatRequest(prompts.forward_messages(schema, self.question, self.hint), max_tokens=FORWARD_MAX_TOKENS),
+        reqs = [ChatRequest(prompts.forward_messages(schema, self.question, self.hint), max_tokens=FORWARD_MAX_TOKENS,
+                            answer_prefix=prompts.JSON_ANSWER_PREFIX, stop=prompts.JSON_ANSWER_STOP),
                 ChatRequest(prompts.backward_messages(schema, self.question, self.hint, renderer.dialect),
-                            max_tokens=BACKWARD_MAX_TOKENS)]
+                            max_tokens=BACKWARD_MAX_TOKENS, answer_prefix=prompts.SQL_ANSWER_PREFIX,
+                            stop=prompts.SQL_ANSWER_STOP)]
         fwd_res, bwd_res = self.stages.client.chat_many(reqs, self.record.meter)
-        forward = self._read("forward", fwd_res, lambda text: resolver.resolve(name_list(json_payload(text))))
+        forward = self._read("forward", fwd_res, lambda text: resolver.resolve(answer_names(text)))
         dialect = _sqlglot_dialect(renderer.dialect)
         backward = self._read("backward", bwd_res, lambda text: sql_columns(text, resolver, dialect))
         if forward is None and backward is None:

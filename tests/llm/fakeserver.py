@@ -1,4 +1,4 @@
-"""A local OpenAI-compatible chat/completions server for the tests: real HTTP on 127.0.0.1 (a free
+"""A local OpenAI-compatible chat/completions (and /completions) server for the tests: real HTTP on 127.0.0.1 (a free
 port), scripted replies chosen by the request's prompt content, every request recorded."""
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ class ScriptedLLM:
                     body = None
                 with outer._lock:
                     outer.requests.append((self.path, dict(self.headers), body))
-                if self.path != "/v1/chat/completions":
+                if self.path not in ("/v1/chat/completions", "/v1/completions"):
                     reply = Reply(404, {"error": {"message": f"no route {self.path}"}})
                 else:
                     reply = outer.handler(body)

@@ -8,7 +8,9 @@ import time
 
 import pytest
 
-from dbt_schema_link.llm.client import ChatClient, ChatRequest, LLMConfig, LLMError, LLMUnavailable, Meter
+from dbt_schema_link.llm.client import Api, ChatClient, ChatRequest, LLMConfig, LLMError, LLMUnavailable, Meter
+from dbt_schema_link.errors import SchemaLinkError
+from dbt_schema_link.llm.parse import p_yes_from_logprobs
 from tests.llm.fakeserver import Reply, ScriptedLLM, closed_port_url, completion
 
 KEY_ENV = "SCHEMA_LINK_TEST_LLM_KEY"
@@ -60,6 +62,36 @@ def test_logprobs_requested_and_parsed():
         resp = ChatClient(config(srv.base_url)).chat(ChatRequest(ASK.messages, logprobs=True, top_logprobs=5))
     assert srv.requests[0][2]["logprobs"] is True and srv.requests[0][2]["top_logprobs"] == 5
     assert resp.choices[0].logprobs[0].top == (("Yes", -0.1), ("No", -2.4))
+
+
+def test_completion_api_sends_one_prompt_and_reads_its_logprobs(tmp_path):
+    """A base model's endpoint: /completions, the messages as one prompt ending in "Answer:" and
+    the answer prefix, `logprobs` as a count, the prefix put back in front of the text; the
+    completions log-probability format (token lists, top alternatives as a dict) is read."""
+    def handler(body):
+        return Reply(body={"id": "cmpl-1", "object": "text_completion", "choices": [{
+            "index": 0, "text": ' yes", "b.c"]}', "finish_reason": "stop",
+            "logprobs": {"tokens": [" yes", '"'], "token_logprobs": [-0.2, -0.01],
+                         "top_logprobs": [{" yes": -0.2, " no": -1.9, " maybe": -4.0}, {'"': -0.01}]}}],
+            "usage": {"prompt_tokens": 40, "completion_tokens": 2}})
+
+    request = ChatRequest((("system", "Decide."), ("user", "Question: q")), max_tokens=4, logprobs=True,
+                          top_logprobs=5, answer_prefix='{"columns": ["a', stop=("\n",))
+    with ScriptedLLM(handler) as srv:
+        client = ChatClient(config(srv.base_url, api="completion", cache_dir=tmp_path))
+        resp = client.chat(request)
+        again = client.chat(request)
+    path, _, body = srv.requests[0]
+    assert path == "/v1/completions" and len(srv.requests) == 1 and again.cached
+    assert body["prompt"] == 'Decide.\n\nQuestion: q\nAnswer: {"columns": ["a'
+    assert body["logprobs"] == 5 and "top_logprobs" not in body and body["stop"] == ["\n"] and "messages" not in body
+    for answer in (resp, again):  # the prefix is put back on a cache hit too
+        assert answer.text == '{"columns": ["a yes", "b.c"]}'
+    assert resp.choices[0].logprobs[0].top == ((" yes", -0.2), (" no", -1.9), (" maybe", -4.0))
+    assert p_yes_from_logprobs(resp.choices[0]) == pytest.approx(1 / (1 + pow(2.718281828, -1.7)), rel=1e-4)
+    assert client.config.api is Api.COMPLETION
+    with pytest.raises(SchemaLinkError, match="not one of chat, completion"):
+        config(srv.base_url, api="instruct")
 
 
 def test_500_then_success_is_retried():

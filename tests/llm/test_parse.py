@@ -15,6 +15,7 @@ from dbt_schema_link.llm.client import Choice, TokenLogprob
 from dbt_schema_link.llm.options import parse_stages
 from dbt_schema_link.llm.parse import (
     AnswerFormatError,
+    answer_names,
     NameResolver,
     json_payload,
     name_list,
@@ -122,3 +123,19 @@ def test_stage_names():
     assert parse_stages("all") == ("hallucinate", "rerank", "bidirectional")
     assert parse_stages("bidirectional, Rerank") == ("rerank", "bidirectional")
     assert parse_stages("none") == () == parse_stages("")
+
+
+@pytest.mark.parametrize("text, names", [
+    ('{"columns": ["singer.name", "singer.age"]}', ["singer.name", "singer.age"]),
+    ('{"columns": ["singer.name", "singer.ag', ["singer.name"]),  # cut off by max_tokens
+    ('Sure, here it is: "singer.name", "concert.year" and that is all', ["singer.name", "concert.year"]),
+    ('{"columns": ["singer.name",, "x.y"]]', ["singer.name", "x.y"]),  # malformed JSON
+])
+def test_answer_names_keep_what_a_real_model_completed(text, names):
+    assert answer_names(text) == names
+
+
+@pytest.mark.parametrize("text", ["I cannot help with that.", "", '{"columns": []}'.replace("[]", '"')])
+def test_answer_names_refuse_an_answer_without_names(text):
+    with pytest.raises(AnswerFormatError):
+        answer_names(text)
