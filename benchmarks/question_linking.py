@@ -97,27 +97,43 @@ def llm_variants(args) -> list[tuple[str, object]]:
 
 
 def limited(bench, limit: int | None):
-    return bench if not limit else dataclasses.replace(bench, questions=bench.questions[:limit])
+    """`limit` questions spread evenly over the benchmark (every k-th), so a short LLM run still
+    covers every database and both halves."""
+    if not limit or limit >= len(bench.questions):
+        return bench
+    step = len(bench.questions) / limit
+    return dataclasses.replace(bench, questions=[bench.questions[int(i * step)] for i in range(limit)])
+
+
+def half_summaries(name: str, results, restrict: bool) -> list[tuple[str, object]]:
+    """The same answers scored per half of the fixed tuning / held-back split."""
+    return [(f"{name} {half}", summarize(f"{name} {half}", [r for r in results if r.db in dbs], 0, 0, not restrict))
+            for half, dbs in (("tuning half", TUNING_DBS), ("held-back half", HELD_BACK_DBS))]
 
 
 def evaluate_variants(session, bench, restrict: bool, name: str, variants, cache_dir: Path,
-                      side: list[tuple[str, str, object, dict | None]]):
-    """Offline, then each LLM variant on the same questions; rows for the side-by-side table."""
+                      side: list[tuple[str, str, object, dict | None]], halves: bool = False):
+    """Offline, then each LLM variant on the same questions; rows for the side-by-side table
+    (with `halves`, each variant's tuning and held-back halves too)."""
     summary, results = evaluate(session, bench, restrict, name)
     side.append((name, "offline", summary, None))
+    if halves and variants:
+        side += [(label, "offline", part, None) for label, part in half_summaries(name, results, restrict)]
     for vname, opts in variants:
         llm_session = attach(session, opts, cache_dir)
-        s, _ = evaluate(llm_session, bench, restrict, f"{name} +{vname}")
+        s, vresults = evaluate(llm_session, bench, restrict, f"{name} +{vname}")
         meter = llm_session.linker.hook.run_meter.to_dict()
         llm_session.linker.hook.close()
         s.extra["llm"] = meter
         side.append((name, vname, s, meter))
+        if halves:
+            side += [(label, vname, part, None) for label, part in half_summaries(name, vresults, restrict)]
         log(f"{name} +{vname}: {llm_session.linker.hook.summary()}")
     return summary, results
 
 
-SIDE_HEADER = (f"{'benchmark':<26} {'variant':<32} {'strict':>7} {'recall':>7} {'prec':>6} {'cols':>6} {'loc':>6} "
-               f"{'p50ms':>8} {'req':>6} {'cached':>6} {'fail':>5} {'llmtok/q':>8} {'cost':>9}")
+SIDE_HEADER = (f"{'benchmark':<40} {'variant':<32} {'strict':>7} {'recall':>7} {'prec':>6} {'cols':>6} {'loc':>6} "
+               f"{'p50ms':>8} {'p95ms':>8} {'req':>6} {'cached':>6} {'fail':>5} {'llmtok/q':>8} {'cost':>9}")
 
 
 def side_by_side(side) -> None:
@@ -128,8 +144,8 @@ def side_by_side(side) -> None:
         m = meter or {}
         tokq = (m.get("prompt_tokens", 0) + m.get("completion_tokens", 0)) / max(1, s.questions) if meter else 0
         cost = f"{m['cost']:.4f}" if m.get("cost") is not None else "-"
-        print(f"{bench:<26} {variant:<32} {s.strict_recall:>7.3f} {s.recall:>7.3f} {s.precision:>6.3f} "
-              f"{s.mean_columns:>6.2f} {loc:>6} {s.latency_p50:>8.1f} {m.get('requests', 0):>6} "
+        print(f"{bench:<40} {variant:<32} {s.strict_recall:>7.3f} {s.recall:>7.3f} {s.precision:>6.3f} "
+              f"{s.mean_columns:>6.2f} {loc:>6} {s.latency_p50:>8.1f} {s.latency_p95:>8.1f} {m.get('requests', 0):>6} "
               f"{m.get('cached', 0):>6} {m.get('failures', 0):>5} {tokq:>8.0f} {cost:>9}")
 
 
@@ -159,7 +175,7 @@ def run_suites(args) -> list[dict]:
 
     def run(bench, joins: JoinSource, restrict: bool, name: str, session, report, halves: bool = False):
         b = limited(bench, args.limit)
-        summary, results = evaluate_variants(session, b, restrict, name, variants, cache_dir, side)
+        summary, results = evaluate_variants(session, b, restrict, name, variants, cache_dir, side, halves)
         parts = [(name, summary, results)]
         if halves:  # the same answers, scored per half
             for half, dbs in (("tuning half", TUNING_DBS), ("held-back half", HELD_BACK_DBS)):
@@ -366,7 +382,7 @@ def main(argv=None) -> int:
     p.add_argument("--no-profile", action="store_true", help="metadata only: no profiling, no sample values")
     p.add_argument("--misses", action="store_true", help="write the non-strict questions to <work>/misses_*.jsonl")
     p.add_argument("--json", help="write all figures to this file")
-    p.add_argument("--limit", type=int, default=None, help="only the first N questions of each benchmark")
+    p.add_argument("--limit", type=int, default=None, help="N questions of each benchmark, spread evenly over it")
     add_llm_arguments(p)
     args = p.parse_args(argv)
     rows = run_suites(args)
