@@ -51,8 +51,22 @@ def described_by(description: str, meta: dict) -> DocOrigin:
     return description_origin({"description": description, "meta": meta})
 
 
+class _Described:
+    """A document with a description and who wrote it (methods only; the dataclasses hold the fields)."""
+
+    description: str
+    origin: DocOrigin
+
+    def __post_init__(self) -> None:
+        self.origin = _origin(self.origin)
+
+    @property
+    def description_weight(self) -> float:
+        return DESCRIPTION_WEIGHT[self.origin] if self.description else 0.0
+
+
 @dataclass
-class ColumnDoc:
+class ColumnDoc(_Described):
     relation: int  # index into Corpus.relations
     name: str
     data_type: str
@@ -61,13 +75,6 @@ class ColumnDoc:
     values: list[str]
     is_pk: bool
     origin: DocOrigin = DocOrigin.PERSON  # who wrote the description
-
-    def __post_init__(self) -> None:
-        self.origin = _origin(self.origin)
-
-    @property
-    def description_weight(self) -> float:
-        return DESCRIPTION_WEIGHT[self.origin] if self.description else 0.0
 
     def embed_text(self, relation: "RelationDoc", described: bool = True) -> str:
         text = f"{identifier_words(relation.short_name)} {identifier_words(self.name)}"
@@ -83,7 +90,7 @@ SUPERSEDED_SHARE = 0.6
 
 
 @dataclass
-class RelationDoc:
+class RelationDoc(_Described):
     unique_id: str
     project: str
     name: str  # dbt node name ("source.table" for sources)
@@ -106,13 +113,6 @@ class RelationDoc:
     #: names of nodes over the same table folded into this one (a package's source over a seed)
     aliases: list[str] = field(default_factory=list)
     origin: DocOrigin = DocOrigin.PERSON  # who wrote the description
-
-    def __post_init__(self) -> None:
-        self.origin = _origin(self.origin)
-
-    @property
-    def description_weight(self) -> float:
-        return DESCRIPTION_WEIGHT[self.origin] if self.description else 0.0
 
     def embed_text(self, columns: list[ColumnDoc], described: bool = True) -> str:
         text = identifier_words(self.short_name)
