@@ -5,6 +5,10 @@ name moved into the column's description, so grounding has to come from descript
 The rules are generic (a table of common warehouse abbreviations, then a consonant skeleton of
 long words); they never look at questions. Table names are kept. Gold SQL keeps naming the
 source columns; the harness maps gold columns through `TableSpec.source_names`.
+
+`schema_only` drops the rows of any benchmark (the tables are created empty), as in warehouses
+documented before they are loaded: no values to ground on, no containment to verify joins, so
+descriptions are the only evidence.
 """
 
 from __future__ import annotations
@@ -77,3 +81,11 @@ def abbreviation_variant(bench: Benchmark) -> Benchmark:
         spec.foreign_keys = [(ct, new_names[(ct.lower(), cc.lower())], pt, new_names[(pt.lower(), pc.lower())])
                              for ct, cc, pt, pc in spec.foreign_keys]
     return Benchmark(f"{bench.name}_abbrev", specs, bench.questions, bench.notes + ["columns abbreviated"])
+
+
+def schema_only(bench: Benchmark) -> Benchmark:
+    """The same databases and questions with empty tables (no rows copied in)."""
+    specs = copy.deepcopy(bench.specs)
+    for spec in specs:
+        spec.sqlite_path = None
+    return Benchmark(f"{bench.name}_schemaonly", specs, bench.questions, bench.notes + ["schema only (no rows)"])

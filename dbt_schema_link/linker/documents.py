@@ -15,6 +15,8 @@ from dbt_schema_link.artifacts.records import Project, Relation, ResourceType
 from dbt_schema_link.links import Link, Provenance
 from dbt_schema_link.linker.text import identifier_words
 from dbt_schema_link.profiling.records import ProfileSet
+from dbt_schema_link.writers.doc_marker import origin as description_origin
+from dbt_schema_link.writers.doc_records import DocOrigin
 
 #: How many profiled values per column are kept (value index, embedding and rendering samples).
 MAX_VALUES = 50
@@ -22,10 +24,49 @@ MAX_VALUES = 50
 EMBED_VALUES = 5
 #: Grouping modes for localization.
 GROUP_MODES = ("auto", "schema", "project")
+#: How much a description counts as evidence, by who wrote it (the marker `write --docs` leaves):
+#: a person's words fully, an inherited copy of a person's upstream words a little less, a profile
+#: draft (kind, counts, values, "Joins to ...": facts the index holds already) little, so drafted
+#: seed descriptions never outweigh a mart's own documented columns.
+DESCRIPTION_WEIGHT = {DocOrigin.PERSON: 1.0, DocOrigin.INHERITED: 0.7, DocOrigin.DRAFTED: 0.25, DocOrigin.NONE: 0.0}
+
+#: What one document embeds: (text, weight) parts whose weighted vectors are summed. A generated
+#: description weighing w gives (text without it, 1 - w) + (text with it, w), so its cosine with a
+#: question is that blend of the two cosines; a person's description (w = 1) is one text.
+EmbedParts = tuple[tuple[str, float], ...]
+
+
+def _parts(weight: float, plain: str, described: str) -> EmbedParts:
+    if weight >= 1.0 or plain == described:
+        return ((described, 1.0),)
+    return ((plain, 1.0 - weight), (described, weight))
+
+
+def _origin(value: DocOrigin | str) -> DocOrigin:
+    return value if isinstance(value, DocOrigin) else DocOrigin(value)
+
+
+def described_by(description: str, meta: dict) -> DocOrigin:
+    """Who wrote a manifest description: a person, or `write --docs` (inherited / drafted)."""
+    return description_origin({"description": description, "meta": meta})
+
+
+class _Described:
+    """A document with a description and who wrote it (methods only; the dataclasses hold the fields)."""
+
+    description: str
+    origin: DocOrigin
+
+    def __post_init__(self) -> None:
+        self.origin = _origin(self.origin)
+
+    @property
+    def description_weight(self) -> float:
+        return DESCRIPTION_WEIGHT[self.origin] if self.description else 0.0
 
 
 @dataclass
-class ColumnDoc:
+class ColumnDoc(_Described):
     relation: int  # index into Corpus.relations
     name: str
     data_type: str
@@ -33,10 +74,11 @@ class ColumnDoc:
     tags: list[str]
     values: list[str]
     is_pk: bool
+    origin: DocOrigin = DocOrigin.PERSON  # who wrote the description
 
-    def embed_text(self, relation: "RelationDoc") -> str:
+    def embed_text(self, relation: "RelationDoc", described: bool = True) -> str:
         text = f"{identifier_words(relation.short_name)} {identifier_words(self.name)}"
-        if self.description:
+        if self.description and described:
             text += f": {self.description}"
         if self.values:
             text += " (e.g. " + ", ".join(v[:40] for v in self.values[:EMBED_VALUES]) + ")"
@@ -48,7 +90,7 @@ SUPERSEDED_SHARE = 0.6
 
 
 @dataclass
-class RelationDoc:
+class RelationDoc(_Described):
     unique_id: str
     project: str
     name: str  # dbt node name ("source.table" for sources)
@@ -70,10 +112,11 @@ class RelationDoc:
     col_end: int = 0
     #: names of nodes over the same table folded into this one (a package's source over a seed)
     aliases: list[str] = field(default_factory=list)
+    origin: DocOrigin = DocOrigin.PERSON  # who wrote the description
 
-    def embed_text(self, columns: list[ColumnDoc]) -> str:
+    def embed_text(self, columns: list[ColumnDoc], described: bool = True) -> str:
         text = identifier_words(self.short_name)
-        if self.description:
+        if self.description and described:
             text += f": {self.description}"
         names = ", ".join(identifier_words(c.name) for c in columns[:30])
         return f"{text}. Columns: {names}"
@@ -121,15 +164,25 @@ class Corpus:
     groups: list[GroupDoc]
     edges: list[EdgeDoc]
 
-    def column_texts(self) -> list[str]:
-        return [c.embed_text(self.relations[c.relation]) for c in self.columns]
+    def column_parts(self) -> list[EmbedParts]:
+        out = []
+        for c in self.columns:
+            rel = self.relations[c.relation]
+            out.append(_parts(c.description_weight, c.embed_text(rel, described=False), c.embed_text(rel)))
+        return out
 
-    def relation_texts(self) -> list[str]:
-        return [r.embed_text(self.columns[r.col_start:r.col_end]) for r in self.relations]
+    def relation_parts(self) -> list[EmbedParts]:
+        out = []
+        for r in self.relations:
+            cols = self.columns[r.col_start:r.col_end]
+            out.append(_parts(r.description_weight, r.embed_text(cols, described=False), r.embed_text(cols)))
+        return out
 
 
-def text_key(model: str, text: str) -> str:
-    """The embedding-cache key of one text under one model."""
+def text_key(model: str, text: str | EmbedParts) -> str:
+    """The embedding-cache key of one text (or one weighted blend of texts) under one model."""
+    if not isinstance(text, str):
+        text = text[0][0] if len(text) == 1 else "\x01".join(f"{w:.4f}\x00{t}" for t, w in text)
     return hashlib.blake2b(f"{model}\x00{text}".encode("utf-8"), digest_size=12).hexdigest()
 
 
@@ -191,6 +244,7 @@ def build_corpus(inputs: list[ProjectInput], group_by: str = "auto") -> Corpus:
                 layer=layers.get(uid, 0),
                 col_start=len(columns),
                 aliases=list(rel.aliases),
+                origin=described_by(rel.description or "", rel.meta),
             )
             rel_index[(pos, uid)] = len(relations)
             for col in sorted(rel.columns.values(), key=lambda c: c.index):
@@ -203,6 +257,7 @@ def build_corpus(inputs: list[ProjectInput], group_by: str = "auto") -> Corpus:
                     tags=list(col.tags),
                     values=_values(inp.profiles, rel, col.name),
                     is_pk=col.name.lower() in pk,
+                    origin=described_by(col.description or "", col.meta),
                 ))
             doc.col_end = len(columns)
             relations.append(doc)

@@ -24,7 +24,7 @@ from dbt_schema_link.linker.embedder import Embedder
 from dbt_schema_link.linker.hook import LinkerHook
 from dbt_schema_link.linker.ranking import best_first
 from dbt_schema_link.linker.store import LinkIndex
-from dbt_schema_link.linker.text import question_terms, terms
+from dbt_schema_link.linker.text import question_terms, spelled_out, terms
 from dbt_schema_link.linker.values import ValueHit
 from dbt_schema_link.links import CONFIDENCE_BARS
 
@@ -89,6 +89,14 @@ class LinkSettings:
     count_key: int = 1  # questions that count things keep the primary key of the best model (COUNT(id))
     time_key: int = 1  # time-grain questions ("per month", "latest") keep the best date column of the best model
     keys_in_budget: int = 1  # join keys count against max_columns (0: keys come on top)
+    # budget-aware selection: below the column_ratio floor, a column still fills the remaining
+    # budget when it has real evidence of its own: a question word names it (name coverage), its
+    # own text matches (BM25 share of the best column), or a question literal is one of its values
+    fill_budget: int = 1
+    fill_name: float = 0.5  # name coverage at least
+    fill_lex: float = 0.5  # lexical score (share of the best column's) at least
+    fill_bridges: int = 1  # ... also a bridge relation's columns with such evidence
+    fill_per_relation: int = 9  # ... up to this many non-key columns of one relation (wide tables)
     max_path_cost: float = 8.0  # join completion: longest path searched between two terminals (a hop costs 1-3)
     # spans: a unit is one schema (or project); a question may use a second unit joined to the first
     span_ratio: float = 0.9  # ... when that unit's localization score is at least this share of the best's
@@ -441,8 +449,10 @@ class Linker:
         if s.time_key and ev.time_grain and terminals:
             self._add_time_column(ev, terminals, picked)
         n_keys = sum(len(v) for v in picked.values()) if s.keys_in_budget else 0
-        # candidate non-key columns of terminal relations, by score
+        # candidate non-key columns of terminal relations, by score (and, for the budget fill
+        # only, a bridge's columns that have evidence of their own)
         cands: list[tuple[float, int, int]] = []
+        bridged: list[tuple[float, int, int]] = []
         best_overall = -np.inf
         for r in chosen:
             a, b = int(idx.rel_start[r]), int(idx.rel_start[r] + idx.rel_ncols[r])
@@ -453,6 +463,8 @@ class Linker:
                 if r in terminals or ev.value[c] > 0:
                     cands.append((sc, r, c))
                     best_overall = max(best_overall, sc)
+                elif s.fill_bridges and self._has_evidence(ev, c):
+                    bridged.append((sc, r, c))
         cands.sort(key=lambda t: (-t[0], t[2]))
         floor = best_overall * s.column_ratio if best_overall > 0 else best_overall
         budget = max(0, s.max_columns - n_keys)
@@ -463,7 +475,7 @@ class Linker:
                 picked[r].append(c)
                 per_rel[r] += 1
                 budget -= 1
-        # 2) fill by score
+        # 2) fill by score, above the floor
         for sc, r, c in cands:
             if budget <= 0:
                 break
@@ -472,7 +484,22 @@ class Linker:
             picked[r].append(c)
             per_rel[r] += 1
             budget -= 1
+        # 3) the budget left goes to columns with evidence of their own: below the floor, past the
+        # per-relation cap (wide tables) and on bridges
+        if s.fill_budget:
+            for sc, r, c in sorted(cands + bridged, key=lambda t: (-t[0], t[2])):
+                if budget <= 0:
+                    break
+                if c in picked[r] or per_rel[r] >= s.fill_per_relation or not self._has_evidence(ev, c):
+                    continue
+                picked[r].append(c)
+                per_rel[r] += 1
+                budget -= 1
         return picked
+
+    def _has_evidence(self, ev: Evidence, c: int) -> bool:
+        s = self.settings
+        return bool(ev.name[c] >= s.fill_name or ev.lex[c] >= s.fill_lex or ev.value[c] > 0)
 
     def _add_time_column(self, ev: Evidence, terminals: set[int], picked: dict[int, list[int]]) -> None:
         """The best-scoring date/timestamp column (by type or by name) of the best terminal
@@ -617,18 +644,24 @@ class _NameIndex:
     def build(cls, index: LinkIndex) -> "_NameIndex":
         vocab: dict[str, int] = {}
 
-        def postings(names: list[str]):
+        def postings(names: list[str], spelled: list[dict[str, str]]):
             rows, cols, ws = [], [], []
             for i, name in enumerate(names):
                 ts = sorted(set(terms(name, drop_stop=False)))
+                long = spelled[i]
                 for t in ts:
-                    rows.append(i)
-                    cols.append(vocab.setdefault(t, len(vocab)))
-                    ws.append(1.0 / len(ts))
+                    # an abbreviated name term counts as the word its description spells out, too
+                    for term in (t, long[t]) if t in long else (t,):
+                        rows.append(i)
+                        cols.append(vocab.setdefault(term, len(vocab)))
+                        ws.append(1.0 / len(ts))
             return rows, cols, ws
 
-        c_rows, c_cols, c_w = postings([c.name for c in index.corpus.columns])
-        r_rows, r_cols, r_w = postings([r.short_name for r in index.corpus.relations])
+        columns = index.corpus.columns
+        c_rows, c_cols, c_w = postings([c.name for c in columns],
+                                       [spelled_out(c.name, c.description) for c in columns])
+        r_rows, r_cols, r_w = postings([r.short_name for r in index.corpus.relations],
+                                       [{} for _ in index.corpus.relations])
 
         def pack(rows, cols, ws):
             cols_a = np.asarray(cols, dtype=np.int64)
@@ -646,7 +679,8 @@ class _NameIndex:
             return np.zeros(n, np.float32)
         d = np.concatenate([docs[a:b] for a, b in spans])
         w = np.concatenate([ws[a:b] for a, b in spans])
-        return np.bincount(d, weights=w, minlength=n).astype(np.float32)
+        # a name term and its spelled-out word both in the question still cover the name once
+        return np.minimum(np.bincount(d, weights=w, minlength=n), 1.0).astype(np.float32)
 
     def coverage(self, qterms: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         ids = sorted({self.vocab[t] for t in qterms if t in self.vocab})

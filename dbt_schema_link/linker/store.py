@@ -1,10 +1,10 @@
 """The persisted question-time index under `target/schema_link/index/`.
 
-Layout (format `dbt_schema_link/index`, version 1):
+Layout (format `dbt_schema_link/index`, version 3):
 
     index.json          format, version, model, dimensions, grouping, input fingerprint, counts
     docs.json           relations, columns, groups, join edges, embedding-cache keys
-    col_vectors.npy     float32 (columns × dim), L2-normalised; memory-mapped on load
+    col_vectors.npy     float32 (columns × dim), L2-normalised (a generated description's blend a little shorter); memory-mapped on load
     rel_vectors.npy     float32 (relations × dim)
     lexical.npz         BM25 inverted indexes (columns, relations); vocabularies in docs.json
     values.npz          value postings (+ LSH bands for large value sets); values in docs.json
@@ -34,6 +34,7 @@ from dbt_schema_link.linker.documents import (
     ColumnDoc,
     Corpus,
     EdgeDoc,
+    EmbedParts,
     GroupDoc,
     ProjectInput,
     RelationDoc,
@@ -48,7 +49,7 @@ from dbt_schema_link.linker.values import ValueIndex
 from dbt_schema_link.links import Provenance
 
 INDEX_FORMAT = "dbt_schema_link/index"
-INDEX_VERSION = 2  # 2: edges carry provenance and the written confidence
+INDEX_VERSION = 3  # 2: edges carry provenance and the written confidence; 3: who wrote each description
 EMBED_BATCH = 256
 
 Progress = Callable[[str], None]
@@ -88,7 +89,7 @@ class BuildReport:
 def column_terms(col: ColumnDoc, rel: RelationDoc) -> list[tuple[str, float]]:
     out = [(t, 2.0) for t in terms(col.name, drop_stop=False)]
     out += [(t, 0.5) for t in terms(rel.short_name, drop_stop=False)]
-    out += [(t, 1.0) for t in terms(col.description)]
+    out += [(t, col.description_weight) for t in terms(col.description)]
     out += [(t, 1.0) for tag in col.tags for t in terms(tag)]
     out += [(t, 0.5) for v in col.values[:20] for t in terms(v)]
     return out
@@ -96,7 +97,7 @@ def column_terms(col: ColumnDoc, rel: RelationDoc) -> list[tuple[str, float]]:
 
 def relation_terms(rel: RelationDoc, cols: Sequence[ColumnDoc]) -> list[tuple[str, float]]:
     out = [(t, 2.0) for t in terms(rel.short_name, drop_stop=False)]
-    out += [(t, 1.0) for t in terms(rel.description)]
+    out += [(t, rel.description_weight) for t in terms(rel.description)]
     out += [(t, 1.0) for tag in rel.tags for t in terms(tag)]
     out += [(t, 0.25) for c in cols for t in terms(c.name, drop_stop=False)]
     return out
@@ -201,9 +202,10 @@ def _old_vectors(index_dir: Path, model: str | None) -> dict[str, np.ndarray]:
         return {}
 
 
-def _embed(texts: list[str], keys: list[str], embedder: Embedder, cache: dict[str, np.ndarray],
+def _embed(docs: list[EmbedParts], keys: list[str], embedder: Embedder, cache: dict[str, np.ndarray],
            progress: Progress | None, what: str) -> tuple[np.ndarray, int]:
-    vecs = np.zeros((len(texts), embedder.dim), dtype=np.float32)
+    """Vectors of the documents (weighted sums of their parts' vectors), reusing cached ones."""
+    vecs = np.zeros((len(docs), embedder.dim), dtype=np.float32)
     todo: dict[str, list[int]] = {}
     for i, key in enumerate(keys):
         hit = cache.get(key)
@@ -214,10 +216,12 @@ def _embed(texts: list[str], keys: list[str], embedder: Embedder, cache: dict[st
     pending = list(todo)
     for start in range(0, len(pending), EMBED_BATCH):
         chunk = pending[start:start + EMBED_BATCH]
-        out = embedder.encode([texts[todo[k][0]] for k in chunk], batch_size=64)
-        for k, v in zip(chunk, out):
+        texts = list(dict.fromkeys(t for k in chunk for t, _ in docs[todo[k][0]]))
+        encoded = dict(zip(texts, embedder.encode(texts, batch_size=64)))
+        for k in chunk:
+            v = sum(w * encoded[t] for t, w in docs[todo[k][0]])
             vecs[todo[k]] = v
-            cache[k] = v
+            cache[k] = vecs[todo[k][0]]
         if progress and (start // EMBED_BATCH) % 20 == 19:
             progress(f"embedded {min(start + EMBED_BATCH, len(pending)):,}/{len(pending):,} {what} texts")
     return vecs, len(pending)
@@ -240,7 +244,7 @@ def build_index(inputs: Sequence[ProjectInput], index_dir: Path, embedder: Embed
     corpus = build_corpus(list(inputs), group_by)
     if progress:
         progress(f"{len(corpus.relations):,} relations, {len(corpus.columns):,} columns, {len(corpus.edges):,} join edges")
-    col_texts, rel_texts = corpus.column_texts(), corpus.relation_texts()
+    col_texts, rel_texts = corpus.column_parts(), corpus.relation_parts()
     col_keys = [text_key(model or "", t) for t in col_texts]
     rel_keys = [text_key(model or "", t) for t in rel_texts]
     col_vectors = rel_vectors = None
@@ -288,8 +292,8 @@ def save_index(index: LinkIndex, index_dir: Path) -> None:
     c = index.corpus
     docs = {
         "relations": [asdict(r) for r in c.relations],
-        "columns": [[col.relation, col.name, col.data_type, col.description, col.tags, col.values, col.is_pk]
-                    for col in c.columns],
+        "columns": [[col.relation, col.name, col.data_type, col.description, col.tags, col.values, col.is_pk,
+                     col.origin.value] for col in c.columns],
         "groups": [asdict(g) for g in c.groups],
         "edges": [[e.child, e.parent, e.provenance.value, e.confidence, e.written_confidence] for e in c.edges],
         "col_keys": index.col_keys,
@@ -335,7 +339,7 @@ def load_index(index_dir: Path) -> LinkIndex:
         docs = json.loads((index_dir / "docs.json").read_text(encoding="utf-8"))
         relations = [RelationDoc(**r) for r in docs["relations"]]
         columns = [ColumnDoc(relation=c[0], name=c[1], data_type=c[2], description=c[3], tags=c[4], values=c[5],
-                             is_pk=c[6]) for c in docs["columns"]]
+                             is_pk=c[6], origin=c[7]) for c in docs["columns"]]
         groups = [GroupDoc(**g) for g in docs["groups"]]
         edges = [EdgeDoc(e[0], e[1], Provenance(e[2]), e[3], e[4]) for e in docs["edges"]]
         corpus = Corpus(relations, columns, groups, edges)

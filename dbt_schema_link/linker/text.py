@@ -84,6 +84,34 @@ def terms(text: str, drop_stop: bool = True) -> list[str]:
     return [stem(w) for w in words(text) if not (drop_stop and w in STOP_WORDS)]
 
 
+def _abbreviates(short: str, word: str) -> bool:
+    """`short` is a shortened form of `word`: same first letter, longer word, and its letters in
+    order within the word (truncation `cust`, consonant skeleton `qty`, `nm`)."""
+    if len(short) < 2 or len(word) <= len(short) or short[0] != word[0] or not short.isalpha():
+        return False
+    rest = iter(word[1:])
+    return all(ch in rest for ch in short[1:])
+
+
+def spelled_out(name: str, description: str) -> dict[str, str]:
+    """Name term -> the stemmed description word it abbreviates (the first such word), for the
+    name terms the description spells out (`cust_nm` / "Customer name": cust -> customer, nm -> name).
+    Terms the description already has as words are left alone."""
+    if not description:
+        return {}
+    said = [w for w in words(description) if w not in STOP_WORDS]
+    plain = {stem(w) for w in said}
+    out: dict[str, str] = {}
+    for part in split_identifier(name):
+        term = stem(part)
+        if term in plain or term in out or part in STOP_WORDS:
+            continue  # a whole word already (in any form), or a short word of its own ("on")
+        word = next((w for w in said if _abbreviates(part, w) and stem(w) != term), None)
+        if word is not None:
+            out[term] = stem(word)
+    return out
+
+
 def question_terms(text: str) -> list[str]:
     """Terms of a question: like `terms`, also without words that describe SQL shape."""
     return [t for t in terms(text) if t not in SHAPE_WORDS]
