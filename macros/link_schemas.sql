@@ -31,10 +31,10 @@
     {{ return(declared) }}
 {% endmacro %}
 
-{% macro schema_link__layer(name) %}
+{% macro schema_link__layer(name, prefixes) %}
     {%- set n = (name or '') | lower -%}
-    {%- for prefix in ['stg', 'dim', 'fct', 'fact', 'raw', 'src', 'int', 'base'] -%}
-        {%- if n.startswith(prefix ~ '_') -%}{{ return(prefix) }}{%- endif -%}
+    {%- for prefix in prefixes -%}
+        {%- if n.startswith(prefix) -%}{{ return(prefix) }}{%- endif -%}
     {%- endfor -%}
     {{ return('') }}
 {% endmacro %}
@@ -51,7 +51,7 @@
 {% macro schema_link__envelope_begin(options, extra=none) %}
     {%- set doc = {
         'format': 'dbt_schema_link/profiles',
-        'format_version': 2,
+        'format_version': 3,
         'package_version': dbt_schema_link.schema_link_package_version(),
         'adapter': adapter.type(),
         'options': options,
@@ -138,6 +138,7 @@
         {%- set best = {} -%}
         {%- set best_order = [] -%}
         {%- set type_rank = {'model': 0, 'snapshot': 1, 'seed': 2, 'source': 3} -%}
+        {%- set prefixes = dbt_schema_link.schema_link__rules().table_prefixes -%}
         {%- for r in results -%}
             {%- if opts.envelope -%}
                 {%- do dbt_schema_link.schema_link__envelope_line('containment', r) -%}
@@ -148,7 +149,7 @@
                 {%- set key = r.child ~ '|' ~ r.child_column -%}
                 {%- set option = {
                     'neg_ratio': 0 - (r.matched / r.child_distinct),
-                    'layer_rank': 0 if dbt_schema_link.schema_link__layer(child.name) == dbt_schema_link.schema_link__layer(parent.name) else 1,
+                    'layer_rank': 0 if dbt_schema_link.schema_link__layer(child.name, prefixes) == dbt_schema_link.schema_link__layer(parent.name, prefixes) else 1,
                     'type_rank': type_rank.get(parent.resource_type, 9),
                     'parent_name': parent.name,
                     'link': {

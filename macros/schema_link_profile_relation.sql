@@ -133,7 +133,7 @@
                 'non_null': none, 'distinct': none, 'distinct_approx': none,
                 'min_len': none, 'max_len': none, 'min_value': none, 'max_value': none,
                 'minhash': none, 'minhash_buckets': none, 'top_values': none,
-                'is_flag': false, 'skipped': info.skipped,
+                'flag_words': false, 'skipped': info.skipped,
             }) -%}
         {%- else -%}
             {%- set s = stats.get(info.pos, {}) -%}
@@ -166,7 +166,7 @@
                 'minhash': (minhash | string) if (non_null > 0 and minhash is not none) else none,
                 'minhash_buckets': opts.k if (minhash is not none and ':' in (minhash | string)) else none,
                 'top_values': top,
-                'is_flag': is_bool or (non_null > 0 and n_distinct <= 2 and flag_bad == 0),
+                'flag_words': is_bool or (non_null > 0 and flag_bad == 0),
                 'skipped': none,
             }) -%}
         {%- endif -%}

@@ -20,7 +20,7 @@
 {% endmacro %}
 
 {% macro schema_link__flag_vocabulary() %}
-    {{ return(['0', '1', 'true', 'false', 't', 'f', 'y', 'n', 'yes', 'no']) }}
+    {{ return(dbt_schema_link.schema_link__discovery_rules().flag_words) }}
 {% endmacro %}
 
 {% macro schema_link__flag_values() %}

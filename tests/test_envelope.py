@@ -17,15 +17,15 @@ def _log(msg: str, level: str = "info", name: str = "JinjaLogInfo") -> str:
     return json.dumps({"info": {"name": name, "level": level, "msg": msg}, "data": {"msg": msg}})
 
 
-HEADER = {"format": "dbt_schema_link/profiles", "format_version": 1, "package_version": "0.1.0", "adapter": "duckdb"}
+HEADER = {"format": "dbt_schema_link/profiles", "format_version": 3, "package_version": "0.1.0", "adapter": "duckdb"}
 RELATION = {
     "unique_id": "model.shop.orders", "database": "d", "schema": "s", "identifier": "orders",
     "relation": '"d"."s"."orders"', "row_count": 10, "sampled": False, "sample_percent": None,
     "columns": [
         {"name": "Order ID", "data_type": "INTEGER", "non_null": 10, "distinct": 10, "distinct_approx": True,
-         "min_len": 1, "max_len": 2, "minhash": "1,2,-3", "top_values": None, "is_flag": False, "skipped": None},
+         "min_len": 1, "max_len": 2, "minhash": "1,2,-3", "top_values": None, "flag_words": False, "skipped": None},
         {"name": "payload", "data_type": "JSON", "non_null": 0, "distinct": 0, "distinct_approx": False,
-         "min_len": None, "max_len": None, "minhash": None, "top_values": None, "is_flag": False,
+         "min_len": None, "max_len": None, "minhash": None, "top_values": None, "flag_words": False,
          "skipped": "type JSON cannot be compared by value"},
     ],
 }

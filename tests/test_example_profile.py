@@ -21,7 +21,7 @@ def _profiles(project) -> dict:
 def _shape(profiles: dict) -> dict:
     """What must be identical across warehouses: relations, column names, which are skipped/flags."""
     return {
-        uid: sorted((c["name"].lower(), c["skipped"] is None, c["is_flag"]) for c in prof["columns"])
+        uid: sorted((c["name"].lower(), c["skipped"] is None, c["flag_words"]) for c in prof["columns"])
         for uid, prof in profiles.items()
     }
 
@@ -57,8 +57,8 @@ def test_profiles_every_relation_of_the_example(duck_profiles, shop_duckdb):
     assert cols["status"]["top_values"] and set(cols["status"]["top_values"]) <= {
         "pending", "open", "shipped", "closed", "cancelled"}
     customers = {c["name"]: c for c in duck_profiles["model.shop.stg_customers"]["columns"]}
-    assert customers["is_active"]["is_flag"] is True
-    assert customers["customer_id"]["is_flag"] is False
+    assert customers["is_active"]["flag_words"] is True
+    assert customers["customer_id"]["flag_words"] is False
 
 
 def test_second_run_uses_the_cache(shop_duckdb, duck_profiles):

@@ -304,7 +304,7 @@ def _minhash_values(col: dict[str, Any]) -> list[int]:
 def check_link_envelope(run: OperationRun, adapter: str) -> Envelope:
     env = _one_envelope(run)
     begin = env.begin
-    assert begin["format"] == "dbt_schema_link/profiles" and begin["format_version"] == 2
+    assert begin["format"] == "dbt_schema_link/profiles" and begin["format_version"] == 3
     assert begin["package_version"] == "0.1.0" and begin["adapter"] == adapter
     assert begin["options"]["k"] == 16 and begin["options"]["max_columns_per_query"] == 8
     assert env.end["relations"] == len(env.relations)
@@ -318,7 +318,7 @@ def check_link_envelope(run: OperationRun, adapter: str) -> Envelope:
     expected_keys = ["unique_id", "database", "schema", "identifier", "relation", "row_count", "sampled",
                      "sample_percent", "columns", "duplicates"]
     column_keys = ["name", "data_type", "non_null", "distinct", "distinct_approx", "min_len", "max_len",
-                   "min_value", "max_value", "minhash", "minhash_buckets", "top_values", "is_flag", "skipped"]
+                   "min_value", "max_value", "minhash", "minhash_buckets", "top_values", "flag_words", "skipped"]
     for rel in env.relations:
         assert list(rel) == expected_keys
         for col in rel["columns"]:
@@ -338,18 +338,18 @@ def check_link_envelope(run: OperationRun, adapter: str) -> Envelope:
     status = _col(customers, "status")
     assert status["min_value"] is None and status["max_value"] is None  # text: no numeric range
     assert status["distinct"] == 3 and status["top_values"] == ["active", "inactive", "churned"]
-    assert status["is_flag"] is False
-    assert _col(customers, "is_vip")["is_flag"] is True  # integer 0/1
+    assert status["flag_words"] is False
+    assert _col(customers, "is_vip")["flag_words"] is True  # integer 0/1
     notes = _col(customers, "notes")  # all NULL
     assert (notes["non_null"], notes["distinct"], notes["minhash"], notes["top_values"]) == (0, 0, None, None)
-    assert notes["min_len"] is None and notes["is_flag"] is False and notes["skipped"] is None
+    assert notes["min_len"] is None and notes["flag_words"] is False and notes["skipped"] is None
 
     orders = env.relation(f"seed.{PROJECT}.raw_orders")
     assert orders["row_count"] == 40
-    assert _col(orders, "shipped")["is_flag"] is True  # boolean
+    assert _col(orders, "shipped")["flag_words"] is True  # boolean
     assert _col(orders, "order_status")["top_values"] == ["placed", "shipped", "returned"]
     assert _col(orders, "customer_id")["distinct"] == 20
-    assert _col(orders, "customer_id")["is_flag"] is False
+    assert _col(orders, "customer_id")["flag_words"] is False
 
     empty = env.relation(f"model.{PROJECT}.empty_table")
     assert empty["row_count"] == 0 and [c["name"] for c in empty["columns"]] == ["id", "label"]
@@ -359,7 +359,7 @@ def check_link_envelope(run: OperationRun, adapter: str) -> Envelope:
     assert [c["name"] for c in odd["columns"]] == [
         "first id", 'say "hi"', "MixedCase", "select", "order", "café_id", "名前"]
     assert all(c["skipped"] is None and c["non_null"] == 20 for c in odd["columns"])
-    assert _col(odd, "select")["is_flag"] is True  # text '0'/'1'
+    assert _col(odd, "select")["flag_words"] is True  # text '0'/'1'
     assert _col(odd, "MixedCase")["top_values"] == ["active", "inactive", "churned"]
     # one canonical text per value: the same values give the same signature in any relation
     assert _col(odd, "café_id")["minhash"] == _col(customers, "customer_id")["minhash"]
@@ -435,7 +435,7 @@ def _structure(env: Envelope) -> dict[str, Any]:
             "keys": list(r),
             "identifier": r["identifier"],
             "sampled": r["sampled"],
-            "columns": [(c["name"], list(c), c["skipped"] is None, c["is_flag"]) for c in r["columns"]],
+            "columns": [(c["name"], list(c), c["skipped"] is None, c["flag_words"]) for c in r["columns"]],
             "duplicates": r["duplicates"],
         }
         for r in env.relations

@@ -140,6 +140,8 @@ class Harness:
                 self.sources[m.group(1)] = m.group(0)
         self._modules: dict[str, Any] = {}
         self.existing: set[tuple[str, str, str]] = set()
+        #: the project's vars, as dbt's var() reads them
+        self.vars: dict[str, Any] = {}
         self.adapter = FakeAdapter(self, adapter_type)
         self.context: dict[str, Any] = {
             "adapter": self.adapter,
@@ -154,6 +156,7 @@ class Harness:
             "execute": True,
             "graph": {"nodes": {}, "sources": {}},
             "project_name": "proj",
+            "var": lambda name, default=None: self.vars.get(name, default),
         }
         for name in self.sources:
             self.context[name] = MacroFn(self, name)
@@ -361,7 +364,8 @@ def test_options_defaults_and_validation() -> None:
 
 def test_entity_names() -> None:
     h = Harness("duckdb")
-    names = {n: h.call("schema_link__entity_name", n) for n in
+    prefixes = h.call("schema_link__rules")["table_prefixes"]
+    names = {n: h.call("schema_link__entity_name", n, prefixes) for n in
              ["stg_customers", "dim_categories", "fct_orders", "raw_addresses", "Order Lines", "status", "statuses"]}
     assert names == {
         "stg_customers": "customer", "dim_categories": "category", "fct_orders": "order",

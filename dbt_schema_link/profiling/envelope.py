@@ -23,8 +23,9 @@ from dbt_schema_link.dbt_runner import LogMessage, parse_log_line  # noqa: F401 
 
 SENTINEL = "@@schema_link@@"
 FORMAT = "dbt_schema_link/profiles"
-#: v2 adds `minhash_buckets` (one-permutation MinHash); v1 envelopes still read.
-SUPPORTED_FORMAT_VERSIONS = frozenset({1, 2})
+#: v3 reports measured facts only (`flag_words` in place of v2's `is_flag`, whose two-value
+#: threshold is discovery's `flag_max_distinct` now); v1 and v2 envelopes are refused.
+SUPPORTED_FORMAT_VERSIONS = frozenset({3})
 #: Bounds a hostile or corrupt `minhash_buckets` before anything is allocated for it.
 MAX_MINHASH_BUCKETS = 4096
 _KINDS = ("begin", "relation", "containment", "end")
@@ -184,7 +185,7 @@ def column_profile(raw: dict[str, Any]) -> ColumnProfile:
         minhash=minhash,
         minhash_borrowed=borrowed,
         top_values=tuple(str(v) for v in top) if isinstance(top, list) else None,
-        is_flag=bool(raw.get("is_flag")),
+        flag_words=bool(raw.get("flag_words")),
         skipped=raw.get("skipped") if isinstance(raw.get("skipped"), str) else None,
     )
 
@@ -244,7 +245,7 @@ def relation_profile_to_json(profile: RelationProfile) -> dict[str, Any]:
                 "max_value": c.max_value,
                 **_minhash_json(c),
                 "top_values": list(c.top_values) if c.top_values is not None else None,
-                "is_flag": c.is_flag,
+                "flag_words": c.flag_words,
                 "skipped": c.skipped,
             }
             for c in profile.columns.values()

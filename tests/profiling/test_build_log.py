@@ -18,7 +18,7 @@ OPTIONS = {"select": None, "k": 128, "sample_rows": 1000000, "sample_percent": 1
 
 
 def _begin(invocation: str, hook: bool = True, **extra) -> str:
-    header = {"format": "dbt_schema_link/profiles", "format_version": 2, "package_version": "0.1.0",
+    header = {"format": "dbt_schema_link/profiles", "format_version": 3, "package_version": "0.1.0",
               "adapter": "duckdb", "options": {**OPTIONS, **extra}}
     if hook:
         header.update({"hook": "on_run_end", "invocation_id": invocation, "target": "dev"})
@@ -31,7 +31,7 @@ def _relation(uid: str, name: str, rows: int, duplicates=()) -> str:
         "sample_percent": None, "duplicates": list(duplicates),
         "columns": [{"name": "id", "data_type": "INTEGER", "non_null": rows, "distinct": rows,
                      "distinct_approx": False, "min_len": 1, "max_len": 3, "minhash": None,
-                     "top_values": None, "is_flag": False, "skipped": None}],
+                     "top_values": None, "flag_words": False, "skipped": None}],
     })
 
 

@@ -353,7 +353,7 @@ from dbt_schema_link.profiling.envelope import SENTINEL, parse_log_line  # noqa:
 from dbt_schema_link.profiling.profiler import profile_project  # noqa: E402
 from dbt_schema_link.profiling.records import ProfileSet  # noqa: E402
 
-HEADER = {"format": "dbt_schema_link/profiles", "format_version": 1, "package_version": "0.1.0",
+HEADER = {"format": "dbt_schema_link/profiles", "format_version": 3, "package_version": "0.1.0",
           "adapter": "duckdb", "options": {"k": 8}}
 REL_IDS = ["model.p.customers", "model.p.orders", "seed.p.raw_customers"]
 
@@ -365,12 +365,12 @@ def _relation_body(uid: str) -> dict:
         "columns": [
             {"name": "id", "data_type": "INTEGER", "non_null": 20, "distinct": 20, "distinct_approx": True,
              "min_len": 1, "max_len": 2, "minhash": "1,2,-3,18446744073709551615", "top_values": None,
-             "is_flag": False, "skipped": None},
+             "flag_words": False, "skipped": None},
             {"name": "Status Ü", "data_type": "VARCHAR", "non_null": 20, "distinct": 2, "distinct_approx": False,
-             "min_len": 4, "max_len": 6, "minhash": "5,6", "top_values": ["open", "closed"], "is_flag": False,
+             "min_len": 4, "max_len": 6, "minhash": "5,6", "top_values": ["open", "closed"], "flag_words": False,
              "skipped": None},
             {"name": "payload", "data_type": "JSON", "non_null": None, "distinct": None, "distinct_approx": False,
-             "min_len": None, "max_len": None, "minhash": None, "top_values": None, "is_flag": False,
+             "min_len": None, "max_len": None, "minhash": None, "top_values": None, "flag_words": False,
              "skipped": "unsupported type: JSON (json)"},
         ],
         "duplicates": ["source.p.raw.customers"] if uid == "seed.p.raw_customers" else [],
