@@ -61,20 +61,13 @@
 {% endmacro %}
 
 {#- The envelope's `relation` document: one collected relation (schema_link_collect_relations)
-    and its profile (schema_link_profile_relation); link_schemas and on_run_end print it alike. -#}
+    and what profiling it returned (schema_link_profile_relation); link_schemas and on_run_end
+    print it alike. -#}
 {% macro schema_link__envelope_relation(entry, profile) %}
-    {{ return({
-        'unique_id': entry.unique_id,
-        'database': profile.database,
-        'schema': profile.schema,
-        'identifier': profile.identifier,
-        'relation': profile.relation,
-        'row_count': profile.row_count,
-        'sampled': profile.sampled,
-        'sample_percent': profile.sample_percent,
-        'columns': profile.columns,
-        'duplicates': entry.duplicates,
-    }) }}
+    {%- set doc = {'unique_id': entry.unique_id} -%}
+    {%- do doc.update(profile) -%}
+    {%- do doc.update({'duplicates': entry.duplicates}) -%}
+    {{ return(doc) }}
 {% endmacro %}
 
 {% macro default__link_schemas(
@@ -112,7 +105,7 @@
         {%- do totals.update({
             'columns': totals.columns + (profile.columns | length),
             'not_profiled': totals.not_profiled + (profile.columns | selectattr('skipped') | list | length),
-            'rows': totals.rows + (profile.row_count or 0),
+            'rows': totals.rows + dbt_schema_link.schema_link__row_count(profile),
         }) -%}
         {%- if profile.sampled -%}
             {%- do sampled.append(entry.name ~ ' (' ~ ('%g' | format(profile.sample_percent)) ~ '%)') -%}
@@ -123,7 +116,7 @@
             'name': entry.name,
             'source_name': entry.source_name,
             'relation': entry.relation,
-            'profile': profile,
+            'profile': dbt_schema_link.schema_link__profile_facts(profile) if opts.suggest else none,
         }) -%}
     {%- endfor -%}
 

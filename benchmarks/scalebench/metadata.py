@@ -144,7 +144,8 @@ def column_profile(rel: Rel, col, ints: HashMatrix, dates: HashMatrix) -> dict:
     return {
         "name": col.name, "data_type": col.sql_type, "non_null": int(non_null), "distinct": int(d),
         "distinct_approx": False, "min_len": lens[0], "max_len": lens[1],
-        "minhash": ",".join(map(str, sig.tolist())), "top_values": top, "flag_words": is_flag, "skipped": None,
+        "minhash": ",".join(map(str, sig.tolist())), "minhash_format": "minima", "top_values": top,
+        "flag_words": is_flag, "skipped": None,
     }
 
 
