@@ -31,10 +31,10 @@
     {{ return(declared) }}
 {% endmacro %}
 
-{% macro schema_link__layer(name) %}
+{% macro schema_link__layer(name, prefixes) %}
     {%- set n = (name or '') | lower -%}
-    {%- for prefix in ['stg', 'dim', 'fct', 'fact', 'raw', 'src', 'int', 'base'] -%}
-        {%- if n.startswith(prefix ~ '_') -%}{{ return(prefix) }}{%- endif -%}
+    {%- for prefix in prefixes -%}
+        {%- if n.startswith(prefix) -%}{{ return(prefix) }}{%- endif -%}
     {%- endfor -%}
     {{ return('') }}
 {% endmacro %}
@@ -51,7 +51,7 @@
 {% macro schema_link__envelope_begin(options, extra=none) %}
     {%- set doc = {
         'format': 'dbt_schema_link/profiles',
-        'format_version': 2,
+        'format_version': 3,
         'package_version': dbt_schema_link.schema_link_package_version(),
         'adapter': adapter.type(),
         'options': options,
@@ -61,20 +61,13 @@
 {% endmacro %}
 
 {#- The envelope's `relation` document: one collected relation (schema_link_collect_relations)
-    and its profile (schema_link_profile_relation); link_schemas and on_run_end print it alike. -#}
+    and what profiling it returned (schema_link_profile_relation); link_schemas and on_run_end
+    print it alike. -#}
 {% macro schema_link__envelope_relation(entry, profile) %}
-    {{ return({
-        'unique_id': entry.unique_id,
-        'database': profile.database,
-        'schema': profile.schema,
-        'identifier': profile.identifier,
-        'relation': profile.relation,
-        'row_count': profile.row_count,
-        'sampled': profile.sampled,
-        'sample_percent': profile.sample_percent,
-        'columns': profile.columns,
-        'duplicates': entry.duplicates,
-    }) }}
+    {%- set doc = {'unique_id': entry.unique_id} -%}
+    {%- do doc.update(profile) -%}
+    {%- do doc.update({'duplicates': entry.duplicates}) -%}
+    {{ return(doc) }}
 {% endmacro %}
 
 {% macro default__link_schemas(
@@ -112,7 +105,7 @@
         {%- do totals.update({
             'columns': totals.columns + (profile.columns | length),
             'not_profiled': totals.not_profiled + (profile.columns | selectattr('skipped') | list | length),
-            'rows': totals.rows + (profile.row_count or 0),
+            'rows': totals.rows + dbt_schema_link.schema_link__row_count(profile),
         }) -%}
         {%- if profile.sampled -%}
             {%- do sampled.append(entry.name ~ ' (' ~ ('%g' | format(profile.sample_percent)) ~ '%)') -%}
@@ -123,7 +116,7 @@
             'name': entry.name,
             'source_name': entry.source_name,
             'relation': entry.relation,
-            'profile': profile,
+            'profile': dbt_schema_link.schema_link__profile_facts(profile) if opts.suggest else none,
         }) -%}
     {%- endfor -%}
 
@@ -138,6 +131,7 @@
         {%- set best = {} -%}
         {%- set best_order = [] -%}
         {%- set type_rank = {'model': 0, 'snapshot': 1, 'seed': 2, 'source': 3} -%}
+        {%- set prefixes = dbt_schema_link.schema_link__rules().table_prefixes -%}
         {%- for r in results -%}
             {%- if opts.envelope -%}
                 {%- do dbt_schema_link.schema_link__envelope_line('containment', r) -%}
@@ -148,7 +142,7 @@
                 {%- set key = r.child ~ '|' ~ r.child_column -%}
                 {%- set option = {
                     'neg_ratio': 0 - (r.matched / r.child_distinct),
-                    'layer_rank': 0 if dbt_schema_link.schema_link__layer(child.name) == dbt_schema_link.schema_link__layer(parent.name) else 1,
+                    'layer_rank': 0 if dbt_schema_link.schema_link__layer(child.name, prefixes) == dbt_schema_link.schema_link__layer(parent.name, prefixes) else 1,
                     'type_rank': type_rank.get(parent.resource_type, 9),
                     'parent_name': parent.name,
                     'link': {

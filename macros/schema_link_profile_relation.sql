@@ -1,40 +1,30 @@
 {#- Profile one relation: decide on sampling from a cheap row estimate, skip unhashable columns,
     run schema_link_profile_sql once per chunk of max_columns_per_query columns (so a relation is
-    read once, or once per chunk when wide) and return the profile as a dict of plain JSON types:
-    {database, schema, identifier, relation, row_count, sampled, sample_percent, columns: [...]}.
+    read once, or once per chunk when wide) and return what the statements returned, as plain JSON
+    types (the envelope's `relation` document, docs/envelope.md; Python assembles the profile):
+    {database, schema, identifier, relation, row_estimate, sampled, sample_percent, k, top_n,
+     top_max_distinct, columns: [{name, data_type, skipped}], chunks: [{columns, fields, rows}]}.
+    A chunk's `columns` are the relation positions of its statement's col_idx 0, 1, ...; `fields`
+    the statement's column names (schema_link_profile_sql), `rows` its rows.
     columns: dbt Column objects or {name, data_type} dicts; none = ask the adapter.
     options: as dbt_schema_link.schema_link_resolve_options (only the profiling ones are used). -#}
 {% macro schema_link_profile_relation(relation, columns=none, options=none) %}
     {{ return(adapter.dispatch('schema_link_profile_relation', 'dbt_schema_link')(relation, columns, options)) }}
 {% endmacro %}
 
-{% macro schema_link__int(value) %}
-    {{ return(none if value is none else (value | int)) }}
-{% endmacro %}
-
-{% macro schema_link__top_list(text, top_n) %}
-    {#- JSON text from schema_link_top_values / the postgres profile -> list of value strings -#}
-    {%- if text is none or (text | string | trim) in ['', 'null'] -%}
-        {{ return(none) }}
-    {%- endif -%}
-    {%- set items = fromjson(text | string) -%}
-    {%- if items is none or items is string or items is mapping -%}
-        {{ return(none) }}
-    {%- endif -%}
-    {%- set out = [] -%}
-    {%- for item in items -%}
-        {%- if item is mapping -%}
-            {%- set v = item.get('value', item.get('item')) -%}
-        {%- elif item is iterable and item is not string -%}
-            {%- set v = item[0] if (item | length) > 0 else none -%}
-        {%- else -%}
-            {%- set v = item -%}
-        {%- endif -%}
-        {%- if v is not none and (out | length) < top_n -%}
-            {%- do out.append(v | string) -%}
-        {%- endif -%}
+{#- The rows a statement returned, each value as JSON: agate hands numbers over as Decimal, which
+    tojson refuses; text stays text (a minhash or JSON list), booleans stay booleans. -#}
+{% macro schema_link__json_rows(res) %}
+    {%- set rows = [] -%}
+    {%- for row in res.rows -%}
+        {%- set out = [] -%}
+        {%- for value in row -%}
+            {%- do out.append(value if (value is none or value is string or value is sameas true
+                or value is sameas false) else (value | float)) -%}
+        {%- endfor -%}
+        {%- do rows.append(out) -%}
     {%- endfor -%}
-    {{ return(out) }}
+    {{ return(rows) }}
 {% endmacro %}
 
 {% macro default__schema_link_profile_relation(relation, columns=none, options=none) %}
@@ -42,7 +32,6 @@
     {%- if columns is none -%}
         {%- set columns = adapter.get_columns_in_relation(relation) -%}
     {%- endif -%}
-    {%- set approx = dbt_schema_link.schema_link_distinct_is_approx() -%}
 
     {#- column list in relation order; profiled ones remember their position -#}
     {%- set skip_reason = adapter.dispatch('schema_link_skip_reason', 'dbt_schema_link') -%}
@@ -51,14 +40,13 @@
     {%- for col in columns -%}
         {%- set data_type = dbt_schema_link.schema_link_column_type(col) -%}
         {%- set info = {
-            'pos': loop.index0,
             'name': col.name | string,
             'data_type': data_type,
             'skipped': skip_reason(data_type),
         } -%}
         {%- do infos.append(info) -%}
         {%- if info.skipped is none -%}
-            {%- do profiled.append(info) -%}
+            {%- do profiled.append({'pos': loop.index0, 'name': info.name, 'data_type': data_type}) -%}
         {%- endif -%}
     {%- endfor -%}
 
@@ -81,95 +69,14 @@
         {%- do chunks.append([]) -%}
     {%- endif -%}
 
-    {%- set stats = {} -%}
-    {%- set counted = {'rows': none} -%}
+    {%- set results = [] -%}
     {%- for chunk in chunks -%}
         {%- set res = run_query(dbt_schema_link.schema_link_profile_sql(relation, chunk, sql_options)) -%}
-        {%- set names = res.column_names | map('lower') | list -%}
-        {%- for row in res.rows -%}
-            {%- set d = {} -%}
-            {%- for name in names -%}
-                {%- do d.update({name: row[loop.index0]}) -%}
-            {%- endfor -%}
-            {%- if 'col_idx' in names -%}
-                {#- long shape: one row per column; col_idx NULL (postgres) is the whole relation -#}
-                {%- if d.col_idx is none -%}
-                    {%- do counted.update({'rows': dbt_schema_link.schema_link__int(d.non_null)}) -%}
-                {%- else -%}
-                    {%- if 'row_count' in names -%}
-                        {#- duckdb: every column row carries the row count -#}
-                        {%- do counted.update({'rows': dbt_schema_link.schema_link__int(d.row_count)}) -%}
-                    {%- endif -%}
-                    {%- set info = chunk[d.col_idx | int] -%}
-                    {%- do stats.update({info.pos: {
-                        'non_null': d.non_null, 'distinct': d.distinct_count,
-                        'min_len': d.min_len, 'max_len': d.max_len, 'minhash': d.minhash,
-                        'flag_bad': d.flag_bad, 'top_values': d.top_values,
-                        'approx': d.get('distinct_approx', approx),
-                        'min_value': d.get('min_value'), 'max_value': d.get('max_value'),
-                    }}) -%}
-                {%- endif -%}
-            {%- else -%}
-                {#- wide shape: one row, c<i>_<stat> per column -#}
-                {%- do counted.update({'rows': dbt_schema_link.schema_link__int(d.row_count)}) -%}
-                {%- for info in chunk -%}
-                    {%- set c = 'c' ~ loop.index0 ~ '_' -%}
-                    {%- do stats.update({info.pos: {
-                        'non_null': d[c ~ 'non_null'], 'distinct': d[c ~ 'distinct'],
-                        'min_len': d[c ~ 'min_len'], 'max_len': d[c ~ 'max_len'],
-                        'minhash': d[c ~ 'minhash'], 'flag_bad': d[c ~ 'flag_bad'],
-                        'top_values': d[c ~ 'top_values'],
-                    }}) -%}
-                {%- endfor -%}
-            {%- endif -%}
-        {%- endfor -%}
-    {%- endfor -%}
-
-    {%- set out_columns = [] -%}
-    {%- for info in infos -%}
-        {%- if info.skipped is not none -%}
-            {%- do out_columns.append({
-                'name': info.name, 'data_type': info.data_type,
-                'non_null': none, 'distinct': none, 'distinct_approx': none,
-                'min_len': none, 'max_len': none, 'min_value': none, 'max_value': none,
-                'minhash': none, 'minhash_buckets': none, 'top_values': none,
-                'is_flag': false, 'skipped': info.skipped,
-            }) -%}
-        {%- else -%}
-            {%- set s = stats.get(info.pos, {}) -%}
-            {#- inline conversions: per-column macro calls were most of the Jinja time -#}
-            {%- set non_null = (s.non_null | int) if s.get('non_null') is not none else 0 -%}
-            {#- an approximate distinct count can exceed the non-null count: clamp -#}
-            {%- set n_distinct = [(s.distinct | int) if s.get('distinct') is not none else 0, non_null] | min -%}
-            {%- set is_bool = 'bool' in ((info.data_type or '') | lower) -%}
-            {%- set minhash = s.get('minhash') -%}
-            {%- set top = none -%}
-            {%- if non_null > 0 and n_distinct <= opts.top_max_distinct and opts.top_n > 0 -%}
-                {%- set top = dbt_schema_link.schema_link__top_list(s.get('top_values'), opts.top_n) -%}
-            {%- endif -%}
-            {%- if s.get('flag_bad') is not none -%}
-                {%- set flag_bad = s.flag_bad | int -%}
-            {%- elif top is not none and (top | length) >= n_distinct -%}
-                {#- the SQL left the flag check to the top values, which then hold every value -#}
-                {%- set flag_bad = top | map('lower') | reject('in', dbt_schema_link.schema_link__flag_vocabulary()) | list | length -%}
-            {%- else -%}
-                {%- set flag_bad = 1 -%}
-            {%- endif -%}
-            {#- bucket:minimum pairs (one-permutation MinHash) carry their number of buckets -#}
-            {%- do out_columns.append({
-                'name': info.name, 'data_type': info.data_type,
-                'non_null': non_null, 'distinct': n_distinct, 'distinct_approx': s.get('approx', approx),
-                'min_len': (s.min_len | int) if s.get('min_len') is not none else none,
-                'max_len': (s.max_len | int) if s.get('max_len') is not none else none,
-                'min_value': (s.min_value | float) if s.get('min_value') is not none else none,
-                'max_value': (s.max_value | float) if s.get('max_value') is not none else none,
-                'minhash': (minhash | string) if (non_null > 0 and minhash is not none) else none,
-                'minhash_buckets': opts.k if (minhash is not none and ':' in (minhash | string)) else none,
-                'top_values': top,
-                'is_flag': is_bool or (non_null > 0 and n_distinct <= 2 and flag_bad == 0),
-                'skipped': none,
-            }) -%}
-        {%- endif -%}
+        {%- do results.append({
+            'columns': chunk | map(attribute='pos') | list,
+            'fields': res.column_names | map('lower') | list,
+            'rows': dbt_schema_link.schema_link__json_rows(res),
+        }) -%}
     {%- endfor -%}
 
     {{ return({
@@ -177,9 +84,68 @@
         'schema': relation.schema,
         'identifier': relation.identifier,
         'relation': relation.render() | string,
-        'row_count': estimate if sampled else (counted.rows or 0),
+        'row_estimate': estimate,
         'sampled': sampled,
         'sample_percent': opts.sample_percent if sampled else none,
-        'columns': out_columns,
+        'k': opts.k,
+        'top_n': opts.top_n,
+        'top_max_distinct': opts.top_max_distinct,
+        'columns': infos,
+        'chunks': results,
     }) }}
+{% endmacro %}
+
+{#- What the run-operation's own summary and suggestions read of a profile (Python assembles the
+    full one): the row count, and per column name, data_type, skipped, non_null, distinct (never
+    above non_null), distinct_approx and flag_words (as profiling/envelope.py sets them). -#}
+{% macro schema_link__profile_facts(profile) %}
+    {%- set facts = {} -%}
+    {%- set counted = {'rows': 0} -%}
+    {%- for chunk in profile.chunks -%}
+        {%- set at = {} -%}
+        {%- for name in chunk.fields -%}{%- do at.update({name: loop.index0}) -%}{%- endfor -%}
+        {%- for row in chunk.rows -%}
+            {%- if row[at.row_count] is not none -%}
+                {%- do counted.update({'rows': row[at.row_count] | int}) -%}
+            {%- endif -%}
+            {%- if row[at.col_idx] is not none -%}
+                {%- set non_null = (row[at.non_null] or 0) | int -%}
+                {%- do facts.update({chunk.columns[row[at.col_idx] | int]: {
+                    'non_null': non_null,
+                    'distinct': [(row[at.distinct_count] or 0) | int, non_null] | min,
+                    'distinct_approx': row[at.distinct_approx],
+                    'flag_bad': row[at.flag_bad],
+                }}) -%}
+            {%- endif -%}
+        {%- endfor -%}
+    {%- endfor -%}
+    {%- set columns = [] -%}
+    {%- for info in profile.columns -%}
+        {%- set f = facts.get(loop.index0, {'non_null': none if info.skipped else 0, 'distinct': none if info.skipped else 0,
+                                            'distinct_approx': none, 'flag_bad': none}) -%}
+        {%- set is_bool = 'bool' in ((info.data_type or '') | lower) -%}
+        {%- do columns.append({
+            'name': info.name, 'data_type': info.data_type, 'skipped': info.skipped,
+            'non_null': f.non_null, 'distinct': f.distinct, 'distinct_approx': f.distinct_approx,
+            'flag_words': info.skipped is none and (is_bool or ((f.non_null or 0) > 0 and f.flag_bad is not none
+                                                           and (f.flag_bad | int) == 0)),
+        }) -%}
+    {%- endfor -%}
+    {{ return({
+        'row_count': profile.row_estimate if profile.sampled else counted.rows,
+        'columns': columns,
+    }) }}
+{% endmacro %}
+
+{#- The row count of a profile for the run-operation's summary: the estimate when sampled -#}
+{% macro schema_link__row_count(profile) %}
+    {%- if profile.sampled -%}
+        {{ return(profile.row_estimate or 0) }}
+    {%- endif -%}
+    {%- for chunk in profile.chunks -%}
+        {%- for row in chunk.rows if row[chunk.fields.index('row_count')] is not none -%}
+            {{ return(row[chunk.fields.index('row_count')] | int) }}
+        {%- endfor -%}
+    {%- endfor -%}
+    {{ return(0) }}
 {% endmacro %}

@@ -1,26 +1,32 @@
 {#- The profiling statement for one relation (or one chunk of a wide relation's columns). It reads
-    the relation once and returns, per column: non-null count, distinct count, min/max length of
-    the canonical text, the MinHash signature (k minima as one comma-separated text), a count of
-    values outside the flag vocabulary and (where computable) the top values as JSON text.
+    the relation once and returns one shape on every adapter: one row per column, these fields in
+    this order (PROFILE_FIELDS in dbt_schema_link/profiling/envelope.py, docs/envelope.md):
+
+      col_idx         the column's index in `columns`; NULL only on the one row a statement with
+                      no columns returns (it carries row_count alone)
+      row_count       rows read (the sample's when sampled), the same on every row
+      non_null, distinct_count, distinct_approx (true: a HyperLogLog estimate)
+      min_len, max_len of the canonical text
+      minhash         the value sketch as text, NULL when none
+      minhash_format  'buckets' (one-permutation `bucket:minimum` pairs, k buckets) or 'minima'
+                      (k comma-separated minima of the seeded hash family); NULL with no minhash
+      flag_bad        values outside the flag words (schema_link__flag_vocabulary); NULL where
+                      not computed (columns without a value sketch)
+      top_values      JSON text of the most frequent values, NULL when not computed
+      min_value, max_value  numeric columns only (schema_link_numeric_type), NULL elsewhere
+
+    A column with no row (an empty relation on DuckDB and Spark) has no values. Python assembles
+    the profile from these rows (profiling/envelope.py assemble_relation).
 
     columns: list of {name, data_type} (dicts or dbt Column objects) to profile; all must be
     hashable (see schema_link_skip_reason). options: k, top_n, top_max_distinct,
-    sample_percent (none: read everything), sample_seed.
-
-    Result shapes, both read by schema_link_profile_relation:
-    - wide (default): one row; row_count, then c<i>_non_null, c<i>_distinct, c<i>_min_len,
-      c<i>_max_len, c<i>_minhash, c<i>_flag_bad, c<i>_top_values for column i.
-    - long (postgres, duckdb): one row per column, keyed by col_idx, columns non_null,
-      distinct_count, min_len, max_len, minhash, flag_bad, top_values, min_value, max_value
-      (numeric columns only, see schema_link_numeric_type; null elsewhere). The row count is either
-      the non_null of a whole-relation row whose col_idx is NULL (postgres) or a row_count column
-      on every row (duckdb; an empty relation then returns no rows). -#}
+    sample_percent (none: read everything), sample_seed. -#}
 {% macro schema_link_profile_sql(relation, columns, options) %}
     {{ return(adapter.dispatch('schema_link_profile_sql', 'dbt_schema_link')(relation, columns, options)) }}
 {% endmacro %}
 
 {% macro schema_link__flag_vocabulary() %}
-    {{ return(['0', '1', 'true', 'false', 't', 'f', 'y', 'n', 'yes', 'no']) }}
+    {{ return(dbt_schema_link.schema_link__discovery_rules().flag_words) }}
 {% endmacro %}
 
 {% macro schema_link__flag_values() %}
@@ -42,9 +48,39 @@
     {{ return(dbt_schema_link.schema_link_sample_clause(options.get('sample_percent'), options.get('sample_seed', 42), key_expr)) }}
 {% endmacro %}
 
+{#- The statement of a chunk with no columns: the row count alone, in the fields every profile
+    statement returns. -#}
+{% macro schema_link__relation_row_sql(relation, columns, options) %}
+    select
+        null as col_idx,
+        count(*) as row_count,
+        null as non_null,
+        null as distinct_count,
+        false as distinct_approx,
+        null as min_len,
+        null as max_len,
+        null as minhash,
+        null as minhash_format,
+        null as flag_bad,
+        null as top_values,
+        null as min_value,
+        null as max_value
+    from {{ relation }}
+    {{ dbt_schema_link.schema_link__sample_sql(relation, columns, options) }}
+{% endmacro %}
+
 {% macro default__schema_link_profile_sql(relation, columns, options) %}
+    {#- One wide aggregate row (c<i>_<stat> per column; k seeded minima per column), turned into
+        one row per column by a cross join with the column indexes (the aggregate is computed
+        once, so the relation is still read once). -#}
+    {%- if columns | length == 0 -%}
+    {{ return(dbt_schema_link.schema_link__relation_row_sql(relation, columns, options)) }}
+    {%- endif -%}
     {%- set k = options.get('k', 128) | int -%}
     {%- set top_n = options.get('top_n', 10) | int -%}
+    {%- set approx = 'true' if dbt_schema_link.schema_link_distinct_is_approx() else 'false' -%}
+    {%- set stats = ['non_null', 'distinct', 'min_len', 'max_len', 'minhash', 'flag_bad', 'top_values'] %}
+    with wide as (
     select
         count(*) as row_count
     {%- set prehash = dbt_schema_link.schema_link_minhash_base('v') != 'v' %}
@@ -82,6 +118,44 @@
             {{ dbt_schema_link.schema_link__sample_sql(relation, columns, options) }}
         ) as canonical
     ) as src
+    ),
+
+    idx as (
+    {%- for col in columns %}
+        select {{ loop.index0 }} as col_idx{{ ' union all' if not loop.last }}
+    {%- endfor %}
+    ),
+
+    per_column as (
+        select
+            idx.col_idx,
+            wide.row_count
+        {%- for stat in stats %},
+            case idx.col_idx
+            {%- for col in columns %}
+                when {{ loop.index0 }} then wide.c{{ loop.index0 }}_{{ stat }}
+            {%- endfor %}
+            end as {{ 'distinct_count' if stat == 'distinct' else stat }}
+        {%- endfor %}
+        from wide
+        cross join idx
+    )
+
+    select
+        col_idx,
+        row_count,
+        non_null,
+        distinct_count,
+        {{ approx }} as distinct_approx,
+        min_len,
+        max_len,
+        minhash,
+        case when minhash is not null then 'minima' end as minhash_format,
+        flag_bad,
+        top_values,
+        null as min_value,
+        null as max_value
+    from per_column
 {% endmacro %}
 
 {% macro postgres__schema_link_profile_sql(relation, columns, options) %}
@@ -93,13 +167,9 @@
     {%- set k = options.get('k', 128) | int -%}
     {%- set top_n = options.get('top_n', 10) | int -%}
     {%- set top_max = options.get('top_max_distinct', 50) | int -%}
-    {%- if columns | length == 0 %}
-    select
-        cast(null as integer) as col_idx,
-        count(*) as non_null
-    from {{ relation }}
-    {{ dbt_schema_link.schema_link__sample_sql(relation, columns, options) }}
-    {%- else -%}
+    {%- if columns | length == 0 -%}
+    {{ return(dbt_schema_link.schema_link__relation_row_sql(relation, columns, options)) }}
+    {%- endif -%}
     {%- set sketched = [] -%}
     {%- set numeric = [] -%}
     {%- for col in columns -%}
@@ -186,27 +256,33 @@
         ) as ranked
         where rn <= {{ top_n }}
         group by col_idx
+    ),
+
+    {#- the empty grouping set's row is the row count -#}
+    counted as (
+        select n as row_count
+        from grp
+        where col_idx is null
     )
 
     select
         stats.col_idx,
+        counted.row_count,
         stats.non_null,
         stats.distinct_count,
+        false as distinct_approx,
         stats.min_len,
         stats.max_len,
         signatures.minhash,
+        case when signatures.minhash is not null then 'buckets' end as minhash_format,
         stats.flag_bad,
         tops.top_values,
         stats.min_value,
         stats.max_value
     from stats
+    cross join counted
     left join signatures on signatures.col_idx = stats.col_idx
     left join tops on tops.col_idx = stats.col_idx
-    union all
-    select cast(null as integer), n, null, null, null, null, null, null, null, null
-    from grp
-    where col_idx is null
-    {%- endif %}
 {% endmacro %}
 
 {% macro duckdb__schema_link_profile_sql(relation, columns, options) %}
@@ -220,7 +296,8 @@
           the top_n most frequent values per bucket (with their counts) are aggregated alongside.
           Python densifies empty buckets (docs/envelope.md).
         - sketched: one row per column; top values only where the column has at most
-          top_max_distinct values, merged from the bucket tops by (count, value) descending.
+          top_max_distinct values, merged from the bucket tops by (count, value) descending;
+          flag_bad counts the distinct values outside the flag words.
         - counted: columns with no value sketch (schema_link_sketch_values: floats, booleans,
           timestamps, ...): non-null counts and approximate distincts in one wide aggregate.
         Distincts are exact for sketched columns, approximate (HyperLogLog) for counted ones. -#}
@@ -228,16 +305,15 @@
     {%- set top_n = options.get('top_n', 10) | int -%}
     {%- set top_max = options.get('top_max_distinct', 50) | int -%}
     {%- set sample = dbt_schema_link.schema_link__sample_sql(relation, columns, options) | trim -%}
-    {%- if columns | length == 0 %}
-    select count(*) as row_count
-    from {{ relation }}
-    {{ sample }}
-    {%- else -%}
+    {%- if columns | length == 0 -%}
+    {{ return(dbt_schema_link.schema_link__relation_row_sql(relation, columns, options)) }}
+    {%- endif -%}
     {#- dispatched once, not per column: a macro call costs about as much as profiling a small column -#}
     {%- set quote = adapter.dispatch('schema_link_quote', 'dbt_schema_link') -%}
     {%- set sketches = adapter.dispatch('schema_link_sketch_values', 'dbt_schema_link') -%}
     {%- set canonical = adapter.dispatch('schema_link_canonical_text', 'dbt_schema_link') -%}
     {%- set numeric = adapter.dispatch('schema_link_numeric_type', 'dbt_schema_link') -%}
+    {%- set flag_values = dbt_schema_link.schema_link__flag_values() -%}
     {%- set quoted = [] -%}
     {%- set sketched = [] -%}
     {%- set counted = [] -%}
@@ -285,6 +361,7 @@
             min(length(v)) as min_len,
             max(length(v)) as max_len,
             min(hash(v)) as minimum,
+            count(v) filter (where lower(v) not in {{ flag_values }}) as flag_bad,
             min(x) as min_value,
             max(x) as max_value{{ ',' if top_n > 0 }}
             {%- if top_n > 0 %}
@@ -306,7 +383,7 @@
             min(min_len) as min_len,
             max(max_len) as max_len,
             string_agg(bucket || ':' || minimum, ',' order by bucket) filter (where not is_null) as minhash,
-            cast(null as bigint) as flag_bad,
+            sum(flag_bad) as flag_bad,
             min(min_value) as min_value,
             max(max_value) as max_value,
             {%- if top_n > 0 %}
@@ -340,8 +417,8 @@
     {%- endif %}
     {%- if sketched %}
 
-    select col_idx, row_count, non_null, distinct_count, distinct_approx, min_len, max_len, minhash, flag_bad, top_values,
-        min_value, max_value
+    select col_idx, row_count, non_null, distinct_count, distinct_approx, min_len, max_len, minhash,
+        case when minhash is not null then 'buckets' end as minhash_format, flag_bad, top_values, min_value, max_value
     from sketched
     {%- endif %}
     {%- if sketched and counted %}
@@ -357,12 +434,12 @@
         cast(null as bigint) as min_len,
         cast(null as bigint) as max_len,
         cast(null as varchar) as minhash,
+        cast(null as varchar) as minhash_format,
         cast(null as bigint) as flag_bad,
         cast(null as varchar) as top_values,
         c.min_value,
         c.max_value
     from counted
-    {%- endif %}
     {%- endif %}
 {% endmacro %}
 
@@ -372,7 +449,7 @@
 {% endmacro %}
 
 {% macro spark__schema_link_profile_sql(relation, columns, options) %}
-    {#- Long shape (as duckdb: row_count on every row), read once: src is exploded with `stack`
+    {#- Read once: src is exploded with `stack`
         into (col_idx, v) rows and everything after runs on the distinct values that one GROUP BY
         yields, in a chain with no second reference to any step (Spark re-plans every reference
         of a CTE, which would read the relation again):
@@ -386,11 +463,9 @@
     {%- set top_n = options.get('top_n', 10) | int -%}
     {%- set top_max = options.get('top_max_distinct', 50) | int -%}
     {%- set sample = dbt_schema_link.schema_link__sample_sql(relation, columns, options) | trim -%}
-    {%- if columns | length == 0 %}
-    select count(*) as row_count
-    from {{ relation }}
-    {{ sample }}
-    {%- else -%}
+    {%- if columns | length == 0 -%}
+    {{ return(dbt_schema_link.schema_link__relation_row_sql(relation, columns, options)) }}
+    {%- endif -%}
     {%- set sketched = [] -%}
     {%- set numeric = [] -%}
     {%- set stacked = [] -%}
@@ -446,6 +521,10 @@
     )
 
     select
+        col_idx, row_count, non_null, distinct_count, distinct_approx, min_len, max_len, minhash,
+        case when minhash is not null then 'buckets' end as minhash_format, flag_bad, top_values, min_value, max_value
+    from (
+    select
         col_idx,
         sum(n) as row_count,
         coalesce(sum(case when bucket >= 0 then n end), 0) as non_null,
@@ -463,7 +542,7 @@
         max(max_value) as max_value
     from buckets
     group by col_idx
-    {%- endif %}
+    ) as profiled
 {% endmacro %}
 
 {% macro databricks__schema_link_profile_sql(relation, columns, options) %}

@@ -41,47 +41,29 @@
 {% endmacro %}
 
 {% macro default__schema_link_resolve_options(options=none) %}
+    {#- names, kinds, defaults and bounds come from schema_link__option_schema (generated from
+        the Python package's OPTION_SCHEMA), so the CLI and the macro accept the same values -#}
     {%- set given = options or {} -%}
-    {%- set defaults = {
-        'select': none,
-        'exclude': none,
-        'k': 128,
-        'sample_rows': 1000000,
-        'sample_percent': 10,
-        'sample_seed': 42,
-        'top_n': 10,
-        'top_max_distinct': 50,
-        'max_columns_per_query': 60,
-        'envelope': true,
-        'suggest': true,
-        'min_containment': 0.98,
-        'packages': none,
-    } -%}
+    {%- set schema = dbt_schema_link.schema_link__option_schema() -%}
+    {%- set names = schema | map(attribute='name') | list -%}
     {%- for key in given -%}
-        {%- if key not in defaults -%}
+        {%- if key not in names -%}
             {{ exceptions.raise_compiler_error('dbt_schema_link: unknown option ' ~ key
-                ~ '; valid options: ' ~ (defaults.keys() | join(', '))) }}
+                ~ '; valid options: ' ~ (names | join(', '))) }}
         {%- endif -%}
     {%- endfor -%}
     {%- set o = {} -%}
-    {%- for key, default in defaults.items() -%}
-        {%- set v = given.get(key) -%}
-        {%- do o.update({key: default if v is none else v}) -%}
+    {%- for spec in schema -%}
+        {%- set v = given.get(spec.name) -%}
+        {%- set v = spec.default if v is none else v -%}
+        {%- if spec.kind == 'names' -%}
+            {%- set v = dbt_schema_link.schema_link__as_list(v, spec.name) -%}
+        {%- elif spec.kind == 'bool' -%}
+            {%- set v = dbt_schema_link.schema_link__as_bool(v, spec.name) -%}
+        {%- else -%}
+            {%- set v = dbt_schema_link.schema_link__as_number(v, spec.name, spec.low, spec.high, spec.kind == 'integer') -%}
+        {%- endif -%}
+        {%- do o.update({spec.name: v}) -%}
     {%- endfor -%}
-    {%- do o.update({
-        'select': dbt_schema_link.schema_link__as_list(o['select'], 'select'),
-        'exclude': dbt_schema_link.schema_link__as_list(o['exclude'], 'exclude'),
-        'packages': dbt_schema_link.schema_link__as_list(o['packages'], 'packages'),
-        'k': dbt_schema_link.schema_link__as_number(o['k'], 'k', 1, 1024, true),
-        'sample_rows': dbt_schema_link.schema_link__as_number(o['sample_rows'], 'sample_rows', 1, 1000000000000, true),
-        'sample_percent': dbt_schema_link.schema_link__as_number(o['sample_percent'], 'sample_percent', 0.0001, 100, false),
-        'sample_seed': dbt_schema_link.schema_link__as_number(o['sample_seed'], 'sample_seed', 0, 2147483647, true),
-        'top_n': dbt_schema_link.schema_link__as_number(o['top_n'], 'top_n', 0, 1000, true),
-        'top_max_distinct': dbt_schema_link.schema_link__as_number(o['top_max_distinct'], 'top_max_distinct', 0, 1000000, true),
-        'max_columns_per_query': dbt_schema_link.schema_link__as_number(o['max_columns_per_query'], 'max_columns_per_query', 1, 10000, true),
-        'envelope': dbt_schema_link.schema_link__as_bool(o['envelope'], 'envelope'),
-        'suggest': dbt_schema_link.schema_link__as_bool(o['suggest'], 'suggest'),
-        'min_containment': dbt_schema_link.schema_link__as_number(o['min_containment'], 'min_containment', 0, 1, false),
-    }) -%}
     {{ return(o) }}
 {% endmacro %}

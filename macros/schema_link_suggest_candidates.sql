@@ -10,9 +10,26 @@
     {{ return(adapter.dispatch('schema_link_suggest_candidates', 'dbt_schema_link')(entries, declared)) }}
 {% endmacro %}
 
-{% macro schema_link__entity_name(name) %}
+{#- The discovery rules (schema_link__discovery_rules, generated from the Python package's
+    DiscoverySettings) with a project's vars.schema_link settings over them, as
+    `dbt-schema-link link` reads them, so the suggestions here apply the same thresholds. -#}
+{% macro schema_link__rules() %}
+    {%- set rules = dbt_schema_link.schema_link__discovery_rules() -%}
+    {%- set configured = var('schema_link', {}) -%}
+    {%- if configured is mapping -%}
+        {%- for key in rules -%}
+            {%- if configured.get(key) is not none -%}
+                {%- do rules.update({key: configured[key]}) -%}
+            {%- endif -%}
+        {%- endfor -%}
+    {%- endif -%}
+    {%- do rules.update({'table_prefixes': rules.table_prefixes | map('lower') | list}) -%}
+    {{ return(rules) }}
+{% endmacro %}
+
+{% macro schema_link__entity_name(name, prefixes) %}
     {%- set n = (name or '') | string | lower -%}
-    {%- for prefix in ['stg_', 'dim_', 'fct_', 'fact_', 'raw_', 'src_', 'int_', 'base_'] -%}
+    {%- for prefix in prefixes -%}
         {%- if n.startswith(prefix) and (n | length) > (prefix | length) -%}
             {{ return(dbt_schema_link.schema_link__singular(n[prefix | length:])) }}
         {%- endif -%}
@@ -45,12 +62,19 @@
 
 {% macro default__schema_link_suggest_candidates(entries, declared=none) %}
     {%- set declared = declared or [] -%}
+    {%- set rules = dbt_schema_link.schema_link__rules() -%}
     {%- set candidates = [] -%}
+    {%- set entities = {} -%}
+    {%- for e in entries -%}
+        {%- do entities.update({e.unique_id: dbt_schema_link.schema_link__entity_name(e.name, rules.table_prefixes)}) -%}
+    {%- endfor -%}
     {%- for child in entries -%}
-        {%- set child_entity = dbt_schema_link.schema_link__entity_name(child.name) -%}
+        {%- set child_entity = entities[child.unique_id] -%}
         {%- for col in child.profile.columns -%}
             {%- set m = modules.re.match('^(.+)_(id|key)$', col.name | lower) -%}
-            {%- if m and col.skipped is none and not col.is_flag and (col.non_null or 0) > 0
+            {#- a flag as discovery calls one: flag words only, at most flag_max_distinct of them -#}
+            {%- set is_flag = col.flag_words and (col.distinct or 0) <= rules.flag_max_distinct -%}
+            {%- if m and col.skipped is none and not is_flag and (col.non_null or 0) > 0
                 and (child.unique_id ~ '|' ~ (col.name | lower)) not in declared -%}
                 {%- set x = m.group(1) -%}
                 {%- set suffix = m.group(2) -%}
@@ -58,7 +82,7 @@
                 {%- set child_family = dbt_schema_link.schema_link__type_family(col.data_type) -%}
                 {%- if entity != child_entity and child_family != 'boolean' -%}
                     {%- for parent in entries -%}
-                        {%- if parent.unique_id != child.unique_id and dbt_schema_link.schema_link__entity_name(parent.name) == entity -%}
+                        {%- if parent.unique_id != child.unique_id and entities[parent.unique_id] == entity -%}
                             {%- set wanted = [x ~ '_' ~ suffix, x ~ '_id', 'id'] -%}
                             {%- set found = {'col': none} -%}
                             {%- for want in wanted -%}
@@ -69,8 +93,13 @@
                                 {%- endfor -%}
                             {%- endfor -%}
                             {%- set pcol = found.col -%}
+                            {#- a parent key as discovery's: near-unique (approximate counts get
+                                approx_slack) and hardly ever null -#}
+                            {%- set slack = rules.approx_slack if (pcol is not none and pcol.distinct_approx) else 0 -%}
+                            {%- set rows = parent.profile.row_count or 0 -%}
                             {%- if pcol is not none and pcol.skipped is none and (pcol.non_null or 0) > 0
-                                and (pcol.distinct or 0) >= 0.95 * pcol.non_null -%}
+                                and (pcol.distinct or 0) >= (rules.parent_min_uniqueness - slack) * pcol.non_null
+                                and rows > 0 and 1 - pcol.non_null / rows <= rules.parent_max_null_fraction -%}
                                 {%- set parent_family = dbt_schema_link.schema_link__type_family(pcol.data_type) -%}
                                 {%- if parent_family == child_family or parent_family == 'text' or child_family == 'text' -%}
                                     {%- do candidates.append({

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from dbt_schema_link.profiling.envelope import parse_envelope, parse_log_line
+from dbt_schema_link.profiling.envelope import assemble_relation, parse_envelope, parse_log_line, relation_profile_to_json
 from tests.conftest import DBT
 from tests.test_example_links import _golden
 
@@ -26,10 +26,11 @@ def operation(shop_duckdb):
 
 def _normalise(envelope) -> dict:
     relations = []
-    for rel in sorted(envelope.relations, key=lambda r: r["unique_id"]):
-        rel = dict(rel)
-        rel.pop("database", None)  # the DuckDB file name differs per test run
-        rel["relation"] = rel["relation"].split(".", 1)[-1]
+    for raw in sorted(envelope.relations, key=lambda r: r["unique_id"]):
+        # the profile as Python assembles it from the statement rows (envelope v3)
+        rel = {**relation_profile_to_json(assemble_relation(raw)), "schema": raw["schema"],
+               "identifier": raw["identifier"], "duplicates": raw["duplicates"]}
+        rel["relation"] = rel["relation"].split(".", 1)[-1]  # the DuckDB file name differs per test run
         rel["columns"] = [
             {**c, "minhash": None if c["minhash"] is None else f"<{len(c['minhash'].split(','))} hashes>",
              # approx_top_k orders equally frequent values arbitrarily: compare the set

@@ -25,7 +25,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from dbt_schema_link.profiling.envelope import column_profile
+from dbt_schema_link.profiling.envelope import PROFILE_FIELDS, assemble_relation, column_profile, relation_profile_to_json
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,7 +57,11 @@ EXPECTED_RELATIONS = {
 @dataclass
 class Envelope:
     begin: dict[str, Any]
+    #: each relation line's profile as Python assembles it (profile cache form), with the line's
+    #: database, schema, identifier and duplicates
     relations: list[dict[str, Any]] = field(default_factory=list)
+    #: the relation lines as printed (statement rows, envelope v3)
+    raw_relations: list[dict[str, Any]] = field(default_factory=list)
     containment: list[dict[str, Any]] = field(default_factory=list)
     end: dict[str, Any] | None = None
 
@@ -89,6 +93,12 @@ def parse_json_log(stdout: str) -> tuple[list[str], list[str]]:
     return messages, sql
 
 
+def assembled(raw: dict[str, Any]) -> dict[str, Any]:
+    """A relation line's profile as the CLI reads it, keyed as the line is."""
+    where = {key: raw[key] for key in ("database", "schema", "identifier")}
+    return {**relation_profile_to_json(assemble_relation(raw)), **where, "duplicates": raw["duplicates"]}
+
+
 def parse_envelopes(messages: list[str]) -> list[Envelope]:
     envelopes: list[Envelope] = []
     for msg in messages:
@@ -99,7 +109,8 @@ def parse_envelopes(messages: list[str]) -> list[Envelope]:
         if kind == "begin":
             envelopes.append(Envelope(begin=payload))
         elif kind == "relation":
-            envelopes[-1].relations.append(payload)
+            envelopes[-1].raw_relations.append(payload)
+            envelopes[-1].relations.append(assembled(payload))
         elif kind == "containment":
             envelopes[-1].containment.append(payload)
         elif kind == "end":
@@ -304,7 +315,7 @@ def _minhash_values(col: dict[str, Any]) -> list[int]:
 def check_link_envelope(run: OperationRun, adapter: str) -> Envelope:
     env = _one_envelope(run)
     begin = env.begin
-    assert begin["format"] == "dbt_schema_link/profiles" and begin["format_version"] == 2
+    assert begin["format"] == "dbt_schema_link/profiles" and begin["format_version"] == 3
     assert begin["package_version"] == "0.1.0" and begin["adapter"] == adapter
     assert begin["options"]["k"] == 16 and begin["options"]["max_columns_per_query"] == 8
     assert env.end["relations"] == len(env.relations)
@@ -315,17 +326,25 @@ def check_link_envelope(run: OperationRun, adapter: str) -> Envelope:
     # the raw.raw_customers source is the seed's table: profiled once, listed as a duplicate
     assert env.relation(f"seed.{PROJECT}.raw_customers")["duplicates"] == [f"source.{PROJECT}.raw.raw_customers"]
 
-    expected_keys = ["unique_id", "database", "schema", "identifier", "relation", "row_count", "sampled",
-                     "sample_percent", "columns", "duplicates"]
-    column_keys = ["name", "data_type", "non_null", "distinct", "distinct_approx", "min_len", "max_len",
-                   "min_value", "max_value", "minhash", "minhash_buckets", "top_values", "is_flag", "skipped"]
+    # the relation lines: the columns and every statement's rows in one shape, fields named
+    raw_keys = ["unique_id", "database", "schema", "identifier", "relation", "row_estimate", "sampled",
+                "sample_percent", "k", "top_n", "top_max_distinct", "columns", "chunks", "duplicates"]
+    for raw in env.raw_relations:
+        assert list(raw) == raw_keys
+        assert all(list(c) == ["name", "data_type", "skipped"] for c in raw["columns"])
+        profiled = [i for i, c in enumerate(raw["columns"]) if c["skipped"] is None]
+        assert [p for chunk in raw["chunks"] for p in chunk["columns"]] == profiled
+        for chunk in raw["chunks"]:
+            assert tuple(chunk["fields"]) == PROFILE_FIELDS
+            assert all(len(row) == len(PROFILE_FIELDS) for row in chunk["rows"])
+            formats = {dict(zip(PROFILE_FIELDS, row))["minhash_format"] for row in chunk["rows"]}
+            assert formats <= {"buckets", None}, formats  # one-permutation MinHash on every adapter here
     for rel in env.relations:
-        assert list(rel) == expected_keys
         for col in rel["columns"]:
-            assert list(col) == column_keys
             if col["skipped"] is None and col["non_null"] and col["minhash"] is not None:
-                # one-permutation MinHash: at most one bucket:minimum pair per bucket
-                assert col["minhash_buckets"] == 16 and len(col["minhash"].split(",")) <= 16
+                # one-permutation MinHash densified to k values (stored as its buckets when some
+                # were empty)
+                assert col["minhash_format"] in ("buckets", "minima") and len(col["minhash"].split(",")) <= 16
                 assert len(_minhash_values(col)) == 16
                 assert 0 < col["distinct"] <= col["non_null"]
                 assert col["min_len"] <= col["max_len"]
@@ -338,18 +357,18 @@ def check_link_envelope(run: OperationRun, adapter: str) -> Envelope:
     status = _col(customers, "status")
     assert status["min_value"] is None and status["max_value"] is None  # text: no numeric range
     assert status["distinct"] == 3 and status["top_values"] == ["active", "inactive", "churned"]
-    assert status["is_flag"] is False
-    assert _col(customers, "is_vip")["is_flag"] is True  # integer 0/1
+    assert status["flag_words"] is False
+    assert _col(customers, "is_vip")["flag_words"] is True  # integer 0/1
     notes = _col(customers, "notes")  # all NULL
     assert (notes["non_null"], notes["distinct"], notes["minhash"], notes["top_values"]) == (0, 0, None, None)
-    assert notes["min_len"] is None and notes["is_flag"] is False and notes["skipped"] is None
+    assert notes["min_len"] is None and notes["flag_words"] is False and notes["skipped"] is None
 
     orders = env.relation(f"seed.{PROJECT}.raw_orders")
     assert orders["row_count"] == 40
-    assert _col(orders, "shipped")["is_flag"] is True  # boolean
+    assert _col(orders, "shipped")["flag_words"] is True  # boolean
     assert _col(orders, "order_status")["top_values"] == ["placed", "shipped", "returned"]
     assert _col(orders, "customer_id")["distinct"] == 20
-    assert _col(orders, "customer_id")["is_flag"] is False
+    assert _col(orders, "customer_id")["flag_words"] is False
 
     empty = env.relation(f"model.{PROJECT}.empty_table")
     assert empty["row_count"] == 0 and [c["name"] for c in empty["columns"]] == ["id", "label"]
@@ -359,7 +378,7 @@ def check_link_envelope(run: OperationRun, adapter: str) -> Envelope:
     assert [c["name"] for c in odd["columns"]] == [
         "first id", 'say "hi"', "MixedCase", "select", "order", "café_id", "名前"]
     assert all(c["skipped"] is None and c["non_null"] == 20 for c in odd["columns"])
-    assert _col(odd, "select")["is_flag"] is True  # text '0'/'1'
+    assert _col(odd, "select")["flag_words"] is True  # text '0'/'1'
     assert _col(odd, "MixedCase")["top_values"] == ["active", "inactive", "churned"]
     # one canonical text per value: the same values give the same signature in any relation
     assert _col(odd, "café_id")["minhash"] == _col(customers, "customer_id")["minhash"]
@@ -376,7 +395,7 @@ def check_link_envelope(run: OperationRun, adapter: str) -> Envelope:
     assert skipped["tags"].endswith("(array)") and skipped["raw_bytes"].endswith("(binary)")
     for name in ("payload", "tags", "raw_bytes"):
         c = _col(with_json, name)
-        assert c["non_null"] is None and c["minhash"] is None
+        assert c["non_null"] == 0 and c["minhash"] is None
 
     wide = env.relation(f"model.{PROJECT}.wide_table")
     assert len(wide["columns"]) == 20 and wide["row_count"] == 50
@@ -435,7 +454,7 @@ def _structure(env: Envelope) -> dict[str, Any]:
             "keys": list(r),
             "identifier": r["identifier"],
             "sampled": r["sampled"],
-            "columns": [(c["name"], list(c), c["skipped"] is None, c["is_flag"]) for c in r["columns"]],
+            "columns": [(c["name"], list(c), c["skipped"] is None, c["flag_words"]) for c in r["columns"]],
             "duplicates": r["duplicates"],
         }
         for r in env.relations
@@ -511,8 +530,11 @@ def test_postgres_link_schemas_envelope(postgres_run: AdapterRun) -> None:
     assert all(c["distinct_approx"] is False for r in env.relations for c in r["columns"] if c["skipped"] is None)
     orders = env.relation(f"seed.{PROJECT}.raw_orders")
     assert _col(orders, "order_id")["distinct"] == 40
-    # signed 64-bit minima
-    assert any(":-" in v for c in orders["columns"] if c["minhash"] for v in c["minhash"].split(","))
+    # signed 64-bit minima in the statement's rows (Python maps them to unsigned)
+    raw_orders = next(r for r in postgres_run.link.envelopes[0].raw_relations
+                      if r["unique_id"] == f"seed.{PROJECT}.raw_orders")
+    minhashes = [dict(zip(PROFILE_FIELDS, row))["minhash"] for chunk in raw_orders["chunks"] for row in chunk["rows"]]
+    assert any(":-" in v for m in minhashes if m for v in m.split(","))
 
 
 def test_postgres_suggestions_and_containment(postgres_run: AdapterRun) -> None:

@@ -21,6 +21,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import jinja2
+
+from dbt_schema_link.profiling.envelope import PROFILE_FIELDS
 import pytest
 import sqlglot
 import yaml
@@ -140,6 +142,8 @@ class Harness:
                 self.sources[m.group(1)] = m.group(0)
         self._modules: dict[str, Any] = {}
         self.existing: set[tuple[str, str, str]] = set()
+        #: the project's vars, as dbt's var() reads them
+        self.vars: dict[str, Any] = {}
         self.adapter = FakeAdapter(self, adapter_type)
         self.context: dict[str, Any] = {
             "adapter": self.adapter,
@@ -154,6 +158,7 @@ class Harness:
             "execute": True,
             "graph": {"nodes": {}, "sources": {}},
             "project_name": "proj",
+            "var": lambda name, default=None: self.vars.get(name, default),
         }
         for name in self.sources:
             self.context[name] = MacroFn(self, name)
@@ -351,8 +356,8 @@ def test_options_defaults_and_validation() -> None:
     assert opts["sample_rows"] == 1_000_000 and opts["sample_percent"] == 10
     assert opts["top_n"] == 10 and opts["top_max_distinct"] == 50 and opts["max_columns_per_query"] == 60
     assert opts["envelope"] is True and opts["suggest"] is True and opts["min_containment"] == 0.98
-    with pytest.raises(CompilerError, match=r"k must be an integer in \[1, 1024\]"):
-        h.call("schema_link_resolve_options", {"k": 0})
+    with pytest.raises(CompilerError, match=r"k must be an integer in \[8, 1024\]"):
+        h.call("schema_link_resolve_options", {"k": 7})
     with pytest.raises(CompilerError, match="unknown option"):
         h.call("schema_link_resolve_options", {"kk": 3})
     with pytest.raises(CompilerError, match="min_containment"):
@@ -361,7 +366,8 @@ def test_options_defaults_and_validation() -> None:
 
 def test_entity_names() -> None:
     h = Harness("duckdb")
-    names = {n: h.call("schema_link__entity_name", n) for n in
+    prefixes = h.call("schema_link__rules")["table_prefixes"]
+    names = {n: h.call("schema_link__entity_name", n, prefixes) for n in
              ["stg_customers", "dim_categories", "fct_orders", "raw_addresses", "Order Lines", "status", "statuses"]}
     assert names == {
         "stg_customers": "customer", "dim_categories": "category", "fct_orders": "order",
@@ -436,6 +442,44 @@ def test_collect_relations_select_exclude_dedupe() -> None:
 # --- the DuckDB SQL runs and gives the right numbers ----------------------------------------
 
 
+def test_every_statement_shape_runs_on_duckdb_with_the_same_fields() -> None:
+    """The default statement (one wide aggregate turned into a row per column: Snowflake,
+    BigQuery, Redshift) and the no-column statement return PROFILE_FIELDS as DuckDB's own does,
+    with the same counts."""
+    duckdb = pytest.importorskip("duckdb")
+    con = duckdb.connect()
+    con.execute("create table t as select i as id, case when i % 2 = 0 then 'y' else 'n' end as yn, "
+                "case when i < 5 then null else 'v' || (i % 7) end as label from range(40) r(i)")
+    rel = FakeRelation("memory", "main", "t")
+    rel.type = "table"
+    cols = [{"name": "id", "data_type": "integer"}, {"name": "yn", "data_type": "varchar"},
+            {"name": "label", "data_type": "varchar"}]
+    options = {"k": 8, "top_n": 3, "top_max_distinct": 50, "sample_percent": None, "sample_seed": 42}
+    shapes = {}
+    for adapter in ("duckdb", "default"):
+        h = Harness("duckdb")
+        sql = h.call("schema_link_profile_sql" if adapter == "duckdb" else "default__schema_link_profile_sql",
+                     rel, cols, options)
+        cur = con.execute(sql)
+        assert tuple(d[0] for d in cur.description) == PROFILE_FIELDS, adapter
+        shapes[adapter] = {r[0]: dict(zip(PROFILE_FIELDS, r)) for r in cur.fetchall()}
+    duck, wide = shapes["duckdb"], shapes["default"]
+    assert sorted(duck) == sorted(wide) == [0, 1, 2]
+    for i in range(3):
+        for field in ("row_count", "non_null", "min_len", "max_len"):
+            assert duck[i][field] == wide[i][field], (i, field)
+        assert (duck[i]["flag_bad"] == 0) == (wide[i]["flag_bad"] == 0), i
+    assert [wide[i]["non_null"] for i in range(3)] == [40, 40, 35]
+    assert {wide[i]["minhash_format"] for i in range(3)} == {"minima"}
+    assert {duck[i]["minhash_format"] for i in range(3)} == {"buckets"}
+    assert len(wide[0]["minhash"].split(",")) == 8
+    # a chunk with no columns: one row, the row count alone
+    for name in ("schema_link_profile_sql", "default__schema_link_profile_sql", "postgres__schema_link_profile_sql"):
+        cur = con.execute(Harness("duckdb").call(name, rel, [], options))
+        assert tuple(d[0] for d in cur.description) == PROFILE_FIELDS, name
+        assert cur.fetchall() == [(None, 40) + (None,) * 2 + (False,) + (None,) * 8], name
+
+
 def test_duckdb_seeded_hashes_are_not_xor_related() -> None:
     """DuckDB's hash(v, i) is hash(v) XOR c(i): the k minima would share one ordering. The
     package's seeded hash must not have that structure."""
@@ -470,8 +514,12 @@ def test_duckdb_profile_sql_executes() -> None:
     # distinct counts are exact (every sketched column's values are grouped)
     assert [rows[i]["distinct_count"] for i in range(8)] == [100, 3, 2, 4, 0, 100, 100, 100]
     assert not any(r["distinct_approx"] for r in rows.values())
-    # the flag check is left to the top values (profile_relation), which hold every value here
-    assert rows[2]["flag_bad"] is None and sorted(json.loads(rows[2]["top_values"])) == ["no", "yes"]
+    # every adapter's statement returns the same fields, in order
+    assert tuple(names) == PROFILE_FIELDS
+    # distinct values outside the flag words
+    assert rows[2]["flag_bad"] == 0 and sorted(json.loads(rows[2]["top_values"])) == ["no", "yes"]
+    assert rows[3]["flag_bad"] == 4 and rows[1]["flag_bad"] == 1  # x0..x3; 2 (0 and 1 are flag words)
+    assert {rows[i]["minhash_format"] for i in range(8) if i != 4} == {"buckets"} and rows[4]["minhash_format"] is None
     assert rows[4]["non_null"] == 0 and rows[4]["minhash"] is None  # all NULL
     # same canonical text, same signature: integer order_id and "café_id" hash alike
     assert rows[0]["minhash"] == rows[6]["minhash"]
@@ -504,7 +552,8 @@ def test_duckdb_profile_sql_executes() -> None:
     sampled = h.call("schema_link_profile_sql", rel, ODD_COLUMNS, {"k": 8, "sample_percent": 50, "sample_seed": 1})
     assert 0 < con.execute(sampled).fetchone()[1] < 100
     # no columns: the row count alone
-    assert con.execute(h.call("schema_link_profile_sql", rel, [], {"k": 8, "sample_percent": None})).fetchall() == [(100,)]
+    assert con.execute(h.call("schema_link_profile_sql", rel, [], {"k": 8, "sample_percent": None})).fetchall() == [
+        (None, 100) + (None,) * 2 + (False,) + (None,) * 8]
 
     pairs = [{"child_relation": rel, "child_column": "customer_id", "parent_relation": rel, "parent_column": "order"}]
     res = con.execute(h.call("schema_link_containment_sql", pairs)).fetchall()

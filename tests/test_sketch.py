@@ -69,15 +69,17 @@ def test_signatures_estimate_jaccard(size: int, true_jaccard: float) -> None:
     assert abs(_jaccard_estimate(a, b) - exact) < (0.15 if size < K else 0.12)
 
 
-def test_envelope_v2_column_is_densified_and_v1_read_as_before() -> None:
-    v2 = column_profile({"name": "c", "non_null": 3, "distinct": 3, "minhash": "1:10,5:-1", "minhash_buckets": 8})
-    assert v2.minhash is not None and len(v2.minhash) == 8
-    assert set(v2.minhash) == {10, 2**64 - 1} and v2.minhash[1] == 10 and v2.minhash[5] == 2**64 - 1
-    v1 = column_profile({"name": "c", "non_null": 3, "distinct": 3, "minhash": "4,5,6"})
-    assert v1.minhash == (4, 5, 6)
-    # garbage is no signature, never an exception
+def test_bucket_pairs_are_densified_and_minima_read_as_they_are() -> None:
+    buckets = column_profile({"name": "c", "non_null": 3, "distinct": 3, "minhash": "1:10,5:-1",
+                              "minhash_format": "buckets", "minhash_buckets": 8})
+    assert buckets.minhash is not None and len(buckets.minhash) == 8
+    assert set(buckets.minhash) == {10, 2**64 - 1} and buckets.minhash[1] == 10 and buckets.minhash[5] == 2**64 - 1
+    minima = column_profile({"name": "c", "non_null": 3, "distinct": 3, "minhash": "4,5,6", "minhash_format": "minima"})
+    assert minima.minhash == (4, 5, 6)
+    # garbage is no signature, never an exception; the text's look never picks its format
     for bad in ({"minhash": "1:x", "minhash_buckets": 8}, {"minhash": "1:2", "minhash_buckets": 10**9},
-                {"minhash": ["1:2"], "minhash_buckets": 8}):
+                {"minhash": ["1:2"], "minhash_buckets": 8}, {"minhash": "4,5,6"}):
+        assert column_profile({"name": "c", "minhash_format": "buckets", **bad}).minhash is None
         assert column_profile({"name": "c", **bad}).minhash is None
 
 
@@ -106,7 +108,8 @@ def test_a_contained_child_shows_no_violation_with_densified_signatures(child_si
 
 def test_borrowed_positions_survive_the_profile_cache_round_trip() -> None:
     raw = {"unique_id": "model.p.t", "relation": "t", "row_count": 3, "columns": [
-        {"name": "c", "non_null": 3, "distinct": 3, "minhash": "1:10,5:7,6:8", "minhash_buckets": 8}]}
+        {"name": "c", "non_null": 3, "distinct": 3, "minhash": "1:10,5:7,6:8", "minhash_format": "buckets",
+         "minhash_buckets": 8}]}
     profile = relation_profile(raw)
     again = relation_profile(relation_profile_to_json(profile))
     assert again.columns["c"] == profile.columns["c"]

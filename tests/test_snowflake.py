@@ -113,7 +113,7 @@ def test_profile_on_snowflake_has_the_duckdb_structure(sf_profiles, duck_profile
     assert len(orders["ORDER_ID"]["minhash"].split(",")) == 128
     assert set(orders["STATUS"]["top_values"]) == {"pending", "open", "shipped", "closed", "cancelled"}
     customers = {c["name"]: c for c in sf_profiles["model.shop.stg_customers"]["columns"]}
-    assert customers["IS_ACTIVE"]["is_flag"] is True and customers["CUSTOMER_ID"]["is_flag"] is False
+    assert customers["IS_ACTIVE"]["flag_words"] is True and customers["CUSTOMER_ID"]["flag_words"] is False
 
 
 def test_link_on_snowflake_matches_ground_truth_with_exact_containment(sf_links):

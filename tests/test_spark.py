@@ -18,7 +18,7 @@ import pytest
 from tests.conftest import IN_CI, REPO, SHOP_TEST_SCALE, BuiltProject, base_env, copy_project
 from tests.support.spark import SparkUnavailable, check_spark, run_in_one_session, spark_env
 from tests.test_example_links import _check_against_ground_truth, _col
-from tests.test_example_profile import _shape
+from tests.test_example_profile import _shape, assert_same_profiles
 
 pytestmark = [pytest.mark.spark, pytest.mark.dbt]
 
@@ -114,6 +114,7 @@ def test_profile_on_spark_has_the_duckdb_structure(spark_profiles, shop_duckdb):
     duck = json.loads(shop_duckdb.cli("profile", *shop_duckdb.project_args(), "--json").stdout)
     duck_profiles = {uid: entry["profile"] for uid, entry in duck["relations"].items()}
     assert _shape(spark_profiles) == _shape(duck_profiles)
+    assert assert_same_profiles(duck_profiles, spark_profiles, frozenset(ENGINE_DEFINED)) > 100
     for uid, dp in duck_profiles.items():
         sp = spark_profiles[uid]
         assert sp["row_count"] == dp["row_count"], uid

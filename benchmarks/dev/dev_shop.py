@@ -56,7 +56,7 @@ def profile(project, db_path):
                 distinct_approx=False, min_len=min((len(v) for v in texts), default=None),
                 max_len=max((len(v) for v in texts), default=None), minhash=minhash(distinct),
                 top_values=tuple(v for v, _ in counts.most_common(10)) if 0 < len(distinct) <= 50 else None,
-                is_flag=bool(texts) and len(distinct) <= 2 and all(v.lower() in FLAG_VALUES for v in distinct),
+                flag_words=bool(texts) and all(v.lower() in FLAG_VALUES for v in distinct),
             )
         profiles[uid] = RelationProfile(uid, rel.relation_name or table, len(rows), False, None, cols)
     return ProfileSet(adapter="duckdb", k=K, package_version="0.1.0", relations=profiles), values

@@ -153,7 +153,7 @@ def load(db: str, path: str):
                 distinct=approx_distinct(texts) if APPROX else len(distinct), distinct_approx=APPROX,
                 min_len=min((len(v) for v in texts), default=None), max_len=max((len(v) for v in texts), default=None),
                 minhash=minhash(distinct), top_values=top,
-                is_flag=bool(texts) and len(distinct) <= 2 and all(v.lower() in FLAG_VALUES for v in distinct),
+                flag_words=bool(texts) and all(v.lower() in FLAG_VALUES for v in distinct),
             )
         relations[uid] = Relation(
             unique_id=uid, resource_type=ResourceType.SOURCE, name=f"{db}.{t}", package_name=f"bench_{db}",

@@ -120,7 +120,7 @@ def column_profile(rel: Rel, col, ints: HashMatrix, dates: HashMatrix) -> dict:
         d = _expected_distinct(non_null, max(2 * rows, 10))
     if non_null <= 0:
         return {"name": col.name, "data_type": col.sql_type, "non_null": 0, "distinct": 0, "distinct_approx": False,
-                "min_len": None, "max_len": None, "minhash": None, "top_values": None, "is_flag": False,
+                "min_len": None, "max_len": None, "minhash": None, "top_values": None, "flag_words": False,
                 "skipped": None}
     if kind is Kind.SERIAL:
         sig = ints.prefix(d)
@@ -144,7 +144,8 @@ def column_profile(rel: Rel, col, ints: HashMatrix, dates: HashMatrix) -> dict:
     return {
         "name": col.name, "data_type": col.sql_type, "non_null": int(non_null), "distinct": int(d),
         "distinct_approx": False, "min_len": lens[0], "max_len": lens[1],
-        "minhash": ",".join(map(str, sig.tolist())), "top_values": top, "is_flag": is_flag, "skipped": None,
+        "minhash": ",".join(map(str, sig.tolist())), "minhash_format": "minima", "top_values": top,
+        "flag_words": is_flag, "skipped": None,
     }
 
 

@@ -16,10 +16,8 @@ from dbt_schema_link.discovery.names import (
 )
 from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.types import TypeFamily, column_family
+from dbt_schema_link.profiling.records import FLAG_WORDS as FLAG_VALUES  # noqa: F401 - re-exported
 from dbt_schema_link.profiling.records import ColumnProfile, ProfileSet, RelationProfile
-
-#: Values that make a two-valued column a flag.
-FLAG_VALUES = frozenset({"0", "1", "t", "f", "true", "false", "y", "n", "yes", "no", "-1", "on", "off"})
 
 
 @dataclass(eq=False)
@@ -250,9 +248,9 @@ def _is_flag(ci: ColInfo, settings: DiscoverySettings) -> bool:
     prof = ci.profile
     if prof is None:
         return ci.parts.flag_name and ci.parts.keyness == 0.0
-    if prof.is_flag:
-        return True
     if prof.non_null > 0 and prof.distinct <= settings.flag_max_distinct:
+        if prof.flag_words:
+            return True
         top = prof.top_values
         if top and all(v.strip().lower() in FLAG_VALUES for v in top):
             return True

@@ -17,7 +17,7 @@ from dbt_schema_link.artifacts.records import Project, Relation
 from dbt_schema_link.dbt_runner import parse_log_line
 from dbt_schema_link.errors import WarehouseError
 from dbt_schema_link.profiling.cache import ProfileCache, cache_key
-from dbt_schema_link.profiling.envelope import SENTINEL, Envelope, feed, relation_profile
+from dbt_schema_link.profiling.envelope import SENTINEL, Envelope, assemble_relation, feed
 from dbt_schema_link.profiling.options import ProfileOptions
 from dbt_schema_link.profiling.records import ProfileFailure, RelationProfile
 
@@ -105,7 +105,7 @@ def parse_build_log(lines: Iterable[str]) -> tuple[list[BuildProfiles], list[str
 
 def _add_relation(build: BuildProfiles, raw: dict[str, Any]) -> None:
     try:
-        profile = relation_profile(raw)
+        profile = assemble_relation(raw)
     except WarehouseError:
         return  # a damaged line loses that relation only: link profiles it itself
     build.profiles[profile.unique_id] = profile

@@ -21,7 +21,7 @@ from dbt_schema_link.profiling.options import ProfileOptions
 from dbt_schema_link.profiling.records import ProfileSet, RelationProfile
 
 CACHE_FORMAT = "dbt_schema_link/profile_cache"
-CACHE_VERSION = 2  # 2: one-permutation MinHash signatures (not comparable with v1's)
+CACHE_VERSION = 3  # 2: one-permutation MinHash signatures; 3: flag_words in place of is_flag
 #: How many dbt invocations whose on-run-end profiles were taken in are remembered.
 MAX_REMEMBERED_BUILDS = 100
 

@@ -6,6 +6,7 @@ version, or no `end` (dbt died mid-run) is reported, never guessed at.
 
 from __future__ import annotations
 
+import enum
 import json
 import math
 from dataclasses import dataclass, field
@@ -23,8 +24,21 @@ from dbt_schema_link.dbt_runner import LogMessage, parse_log_line  # noqa: F401 
 
 SENTINEL = "@@schema_link@@"
 FORMAT = "dbt_schema_link/profiles"
-#: v2 adds `minhash_buckets` (one-permutation MinHash); v1 envelopes still read.
-SUPPORTED_FORMAT_VERSIONS = frozenset({1, 2})
+#: v3: a relation line carries the profile statements' rows in one shape on every adapter
+#: (PROFILE_FIELDS) and Python assembles the profile (`assemble_relation`); measured facts only
+#: (`flag_words`: discovery's `flag_max_distinct` decides flags). v1 and v2 envelopes are refused.
+SUPPORTED_FORMAT_VERSIONS = frozenset({3})
+#: The fields of every profile statement's rows, in order (macro schema_link_profile_sql).
+PROFILE_FIELDS = ("col_idx", "row_count", "non_null", "distinct_count", "distinct_approx", "min_len", "max_len",
+                  "minhash", "minhash_format", "flag_bad", "top_values", "min_value", "max_value")
+
+
+class MinhashFormat(enum.Enum):
+    """How a `minhash` text is written (the `minhash_format` field)."""
+
+    BUCKETS = "buckets"  # one-permutation MinHash: `bucket:minimum` pairs of k buckets, densified here
+    MINIMA = "minima"  # k comma-separated minima of a seeded hash family
+
 #: Bounds a hostile or corrupt `minhash_buckets` before anything is allocated for it.
 MAX_MINHASH_BUCKETS = 4096
 _KINDS = ("begin", "relation", "containment", "end")
@@ -142,20 +156,22 @@ def _opt_count(value: Any) -> int | None:
 _NO_SIGNATURE: tuple[tuple[int, ...] | None, frozenset[int]] = (None, frozenset())
 
 
-def _minhash(value: Any, buckets: Any = None) -> tuple[tuple[int, ...] | None, frozenset[int]]:
-    """(signature, borrowed positions). k minima as comma-separated text or a list; with
-    ``buckets`` (envelope v2), one-permutation ``bucket:minimum`` pairs densified to that many."""
-    if value is None or value == "":
+def _minhash(value: Any, form: Any, k: Any) -> tuple[tuple[int, ...] | None, frozenset[int]]:
+    """(signature, borrowed positions) of a `minhash` text written in `form` (MinhashFormat's
+    value); one-permutation pairs are densified to `k` positions. Anything else: no signature."""
+    if value is None or value == "" or not isinstance(value, str):
         return _NO_SIGNATURE
-    if buckets is not None:
-        k = _int(buckets)
-        if not isinstance(value, str) or not 0 < k <= MAX_MINHASH_BUCKETS:
+    if form == MinhashFormat.BUCKETS.value:
+        k = _int(k)
+        if not 0 < k <= MAX_MINHASH_BUCKETS:
             return _NO_SIGNATURE
         try:
             return densify(parse_buckets(value), k) or _NO_SIGNATURE
         except (ValueError, OverflowError):
             return _NO_SIGNATURE
-    return _kminhash(value), frozenset()
+    if form == MinhashFormat.MINIMA.value:
+        return _kminhash(value), frozenset()
+    return _NO_SIGNATURE
 
 
 def _kminhash(value: Any) -> tuple[int, ...] | None:
@@ -168,28 +184,34 @@ def _kminhash(value: Any) -> tuple[int, ...] | None:
         return None
 
 
+def _lengths_and_range(values: dict[str, Any]) -> dict[str, Any]:
+    """min_len, max_len, min_value, max_value of a column as ColumnProfile takes them; the keys
+    are the same in the cache's form and in a statement row."""
+    return {"min_len": _opt_count(values.get("min_len")), "max_len": _opt_count(values.get("max_len")),
+            "min_value": _finite(values.get("min_value")), "max_value": _finite(values.get("max_value"))}
+
+
 def column_profile(raw: dict[str, Any]) -> ColumnProfile:
+    """A column of the profile cache's form (`column_json`)."""
     top = raw.get("top_values")
-    minhash, borrowed = _minhash(raw.get("minhash"), raw.get("minhash_buckets"))
+    minhash, borrowed = _minhash(raw.get("minhash"), raw.get("minhash_format"), raw.get("minhash_buckets"))
     return ColumnProfile(
         name=str(raw.get("name", "")),
         data_type=raw.get("data_type") if isinstance(raw.get("data_type"), str) else None,
         non_null=_count(raw.get("non_null")),
         distinct=_count(raw.get("distinct")),
         distinct_approx=bool(raw.get("distinct_approx")),
-        min_len=_opt_count(raw.get("min_len")),
-        max_len=_opt_count(raw.get("max_len")),
-        min_value=_finite(raw.get("min_value")),
-        max_value=_finite(raw.get("max_value")),
+        **_lengths_and_range(raw),
         minhash=minhash,
         minhash_borrowed=borrowed,
         top_values=tuple(str(v) for v in top) if isinstance(top, list) else None,
-        is_flag=bool(raw.get("is_flag")),
+        flag_words=bool(raw.get("flag_words")),
         skipped=raw.get("skipped") if isinstance(raw.get("skipped"), str) else None,
     )
 
 
 def relation_profile(raw: dict[str, Any]) -> RelationProfile:
+    """A relation of the profile cache's form (`relation_profile_to_json`)."""
     if not isinstance(raw, dict) or not isinstance(raw.get("unique_id"), str):
         raise WarehouseError("schema_link envelope relation has no unique_id: upgrade the dbt_schema_link package (dbt deps)")
     raw_columns = raw.get("columns")
@@ -219,12 +241,16 @@ def _minhash_json(c: ColumnProfile) -> dict[str, Any]:
     """A densified one-permutation signature is stored as its own buckets, so what was borrowed
     is known again when it is read back."""
     if c.minhash and c.minhash_borrowed:
-        return {"minhash": sparse_text(c.minhash, c.minhash_borrowed), "minhash_buckets": len(c.minhash)}
-    return {"minhash": ",".join(map(str, c.minhash)) if c.minhash else None}
+        return {"minhash": sparse_text(c.minhash, c.minhash_borrowed), "minhash_format": MinhashFormat.BUCKETS.value,
+                "minhash_buckets": len(c.minhash)}
+    if c.minhash:
+        return {"minhash": ",".join(map(str, c.minhash)), "minhash_format": MinhashFormat.MINIMA.value,
+                "minhash_buckets": None}
+    return {"minhash": None, "minhash_format": None, "minhash_buckets": None}
 
 
 def relation_profile_to_json(profile: RelationProfile) -> dict[str, Any]:
-    """The envelope shape again (used by the profile cache and profiles.json)."""
+    """The profile cache's (and profiles.json's) form of a relation profile."""
     return {
         "unique_id": profile.unique_id,
         "relation": profile.relation,
@@ -244,9 +270,112 @@ def relation_profile_to_json(profile: RelationProfile) -> dict[str, Any]:
                 "max_value": c.max_value,
                 **_minhash_json(c),
                 "top_values": list(c.top_values) if c.top_values is not None else None,
-                "is_flag": c.is_flag,
+                "flag_words": c.flag_words,
                 "skipped": c.skipped,
             }
             for c in profile.columns.values()
         ],
     }
+
+
+# -- a relation line of the envelope: the profile statements' rows, assembled ----------------------
+
+
+def _top_values(text: Any, top_n: int) -> tuple[str, ...] | None:
+    """The JSON text of `top_values` to at most top_n value strings. Items are values, or
+    [value, count] / {value|item, count} where the adapter's top-k aggregate writes those."""
+    if not isinstance(text, str) or text.strip() in ("", "null"):
+        return None
+    try:
+        items = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(items, list):
+        return None
+    out: list[str] = []
+    for item in items:
+        if isinstance(item, dict):
+            value = item.get("value", item.get("item"))
+        elif isinstance(item, list):
+            value = item[0] if item else None
+        else:
+            value = item
+        if value is not None and len(out) < top_n:
+            out.append(str(value))
+    return tuple(out)
+
+
+def _assembled_column(info: dict[str, Any], row: dict[str, Any] | None, raw: dict[str, Any]) -> ColumnProfile:
+    name = str(info.get("name", ""))
+    data_type = info.get("data_type") if isinstance(info.get("data_type"), str) else None
+    skipped = info.get("skipped") if isinstance(info.get("skipped"), str) else None
+    is_bool = "bool" in (data_type or "").lower()
+    if skipped is not None:
+        return ColumnProfile(name, data_type, 0, 0, False, None, None, None, None, False, skipped=skipped)
+    row = row or {}  # no row: a column of an empty relation (DuckDB, Spark)
+    non_null = _count(row.get("non_null"))
+    distinct = min(_count(row.get("distinct_count")), non_null)  # an estimate can exceed it
+    top = None
+    top_n, top_max = _count(raw.get("top_n")), _count(raw.get("top_max_distinct"))
+    if non_null > 0 and top_n > 0 and distinct <= top_max:
+        top = _top_values(row.get("top_values"), top_n)
+    flag_bad = _opt_count(row.get("flag_bad"))
+    minhash, borrowed = _minhash(row.get("minhash"), row.get("minhash_format"), raw.get("k")) \
+        if non_null > 0 else _NO_SIGNATURE
+    return ColumnProfile(
+        name=name,
+        data_type=data_type,
+        non_null=non_null,
+        distinct=distinct,
+        distinct_approx=row.get("distinct_approx") is True,
+        **_lengths_and_range(row),
+        minhash=minhash,
+        minhash_borrowed=borrowed,
+        top_values=top,
+        flag_words=is_bool or (non_null > 0 and flag_bad == 0),
+    )
+
+
+def _statement_rows(raw: dict[str, Any], positions: int) -> tuple[dict[int, dict[str, Any]], int | None]:
+    """The rows of every chunk by relation position, and the row count they report."""
+    by_position: dict[int, dict[str, Any]] = {}
+    row_count: int | None = None
+    chunks = raw.get("chunks")
+    for chunk in chunks if isinstance(chunks, list) else []:
+        fields = chunk.get("fields") if isinstance(chunk, dict) else None
+        if not isinstance(fields, list) or tuple(fields) != PROFILE_FIELDS:
+            raise WarehouseError(f"schema_link profile of {_short(raw.get('unique_id'))} has fields {_short(fields)}, "
+                                 f"not {', '.join(PROFILE_FIELDS)}: upgrade the dbt_schema_link package (dbt deps)")
+        columns = chunk.get("columns") if isinstance(chunk.get("columns"), list) else []
+        rows = chunk.get("rows")
+        for values in rows if isinstance(rows, list) else []:
+            if not isinstance(values, list) or len(values) != len(PROFILE_FIELDS):
+                continue
+            row = dict(zip(PROFILE_FIELDS, values))
+            if row["row_count"] is not None:
+                row_count = _count(row["row_count"])
+            index = _opt_int(row["col_idx"])
+            if index is not None and 0 <= index < len(columns) and isinstance(columns[index], int) \
+                    and 0 <= columns[index] < positions:
+                by_position[columns[index]] = row
+    return by_position, row_count
+
+
+def assemble_relation(raw: dict[str, Any]) -> RelationProfile:
+    """The profile of one `relation` line of the envelope (v3): its columns, and the rows of its
+    profile statements (PROFILE_FIELDS) matched to them by position."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("unique_id"), str):
+        raise WarehouseError("schema_link envelope relation has no unique_id: upgrade the dbt_schema_link package (dbt deps)")
+    infos = [c for c in raw.get("columns") or [] if isinstance(c, dict)] if isinstance(raw.get("columns"), list) else []
+    rows, counted = _statement_rows(raw, len(infos))
+    sampled = raw.get("sampled") is True
+    columns = [_assembled_column(info, rows.get(i), raw) for i, info in enumerate(infos)]
+    return RelationProfile(
+        unique_id=raw["unique_id"],
+        relation=str(raw.get("relation", "")),
+        # sampled: the estimate that triggered sampling; the statistics describe the sample
+        row_count=_count(raw.get("row_estimate")) if sampled else (counted or 0),
+        sampled=sampled,
+        sample_percent=_float(raw.get("sample_percent")) if sampled else None,
+        columns={c.name.lower(): c for c in columns},
+    )

@@ -1,39 +1,136 @@
-"""Profiling options passed to the `link_schemas` macro (see docs/envelope.md for meanings)."""
+"""The profiling options: one schema (names, kinds, defaults, ranges, docs) for every option of
+the `link_schemas` macro, and `ProfileOptions`, the part the CLI sends (docs/envelope.md).
+
+The macro's defaults and checks (`macros/schema_link_option_schema.sql`) are generated from
+`OPTION_SCHEMA` (`python -m dbt_schema_link.package_macros`) and the argument docs of
+`macros/link_schemas.yml` are checked against it (tests/profiling/test_option_schema.py), so
+a range or default lives here only.
+"""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import enum
+import math
+from dataclasses import asdict, dataclass, fields
+from typing import Any
 
 from dbt_schema_link.errors import SchemaLinkError
 
 
+class OptionKind(enum.Enum):
+    INTEGER = "integer"
+    NUMBER = "number"
+    BOOL = "bool"
+    NAMES = "names"  # a list of unique_ids or names (one string reads as a list of one)
+
+
+#: The dbt macro-properties type each kind is documented as in link_schemas.yml.
+_YML_TYPES = {
+    OptionKind.INTEGER: "optional[integer]",
+    OptionKind.NUMBER: "optional[float]",
+    OptionKind.BOOL: "optional[bool]",
+    OptionKind.NAMES: "optional[list[string]]",
+}
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    name: str
+    kind: OptionKind
+    default: Any
+    doc: str  # one sentence for link_schemas.yml, no range or default (those are added)
+    low: float | None = None  # inclusive bounds of a number; None for other kinds
+    high: float | None = None
+    default_doc: str | None = None  # the default in words where the value says little (none)
+
+    @property
+    def yml_type(self) -> str:
+        return _YML_TYPES[self.kind]
+
+    def yml_description(self) -> str:
+        """The argument's description in link_schemas.yml: the doc, its range, its default."""
+        facts = []
+        if self.low is not None:
+            facts.append(f"{_number_text(self.low)} to {_number_text(self.high)}")
+        facts.append(f"default {self.default_doc or _default_text(self.default)}")
+        return f"{self.doc} ({', '.join(facts)})."
+
+    def check(self, value: Any) -> None:
+        """Raise a one-line error naming the option and its valid range when `value` is outside it."""
+        if self.kind in (OptionKind.INTEGER, OptionKind.NUMBER):
+            integer = self.kind is OptionKind.INTEGER
+            ok = (not isinstance(value, bool) and isinstance(value, (int, float))
+                  and math.isfinite(value) and (not integer or float(value).is_integer())
+                  and self.low <= value <= self.high)
+            if not ok:
+                what = "an integer" if integer else "a number"
+                raise SchemaLinkError(f"profiling option {self.name}={value!r} is out of range: use {what} in "
+                                      f"[{_number_text(self.low)}, {_number_text(self.high)}]")
+        elif self.kind is OptionKind.BOOL and not isinstance(value, bool):
+            raise SchemaLinkError(f"profiling option {self.name}={value!r} must be true or false")
+
+
+def _number_text(value: float | None) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _default_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return _number_text(value)
+
+
+#: Every option of `link_schemas`, in its argument order.
+OPTION_SCHEMA: tuple[OptionSpec, ...] = (
+    OptionSpec("select", OptionKind.NAMES, None,
+               "Unique_ids, node names or `source_name.table_name` to profile", default_doc="all of the root project"),
+    OptionSpec("exclude", OptionKind.NAMES, None, "Same form as `select`; these are left out", default_doc="none"),
+    # below 8 buckets a one-permutation signature cannot tell containment from chance
+    OptionSpec("k", OptionKind.INTEGER, 128, "MinHash signature size, in buckets per column", 8, 1024),
+    OptionSpec("sample_rows", OptionKind.INTEGER, 1_000_000,
+               "Relations with more (estimated) rows than this are sampled", 1, 1_000_000_000_000),
+    OptionSpec("sample_percent", OptionKind.NUMBER, 10.0,
+               "Percent of rows a sampled relation is read at", 0.0001, 100.0),
+    OptionSpec("sample_seed", OptionKind.INTEGER, 42, "Seed of the repeatable sample", 0, 2_147_483_647),
+    # the envelope carries these values on one log line: bounded so a line stays small
+    OptionSpec("top_n", OptionKind.INTEGER, 10,
+               "How many most frequent values to report for low-cardinality columns", 0, 100),
+    OptionSpec("top_max_distinct", OptionKind.INTEGER, 50,
+               "Columns with at most this many distinct values report `top_values`", 0, 10_000),
+    # one statement per chunk: a GROUPING SETS / UNION of more columns than this is a planner's worry
+    OptionSpec("max_columns_per_query", OptionKind.INTEGER, 60,
+               "Wide relations are profiled in chunks of this many columns", 1, 1000),
+    OptionSpec("envelope", OptionKind.BOOL, True, "Print the envelope lines; false prints only the summary"),
+    OptionSpec("suggest", OptionKind.BOOL, True,
+               "Verify name/type-based join candidates and print them as relationships YAML"),
+    OptionSpec("min_containment", OptionKind.NUMBER, 0.98, "Minimum exact containment for a suggestion", 0.0, 1.0),
+    OptionSpec("packages", OptionKind.NAMES, None,
+               "Installed packages whose models, seeds, snapshots and sources are profiled too; `[all]` for every one",
+               default_doc="none, the root project only"),
+)
+
+SPECS: dict[str, OptionSpec] = {s.name: s for s in OPTION_SCHEMA}
+
+
+def _default(name: str) -> Any:
+    return SPECS[name].default
+
+
 @dataclass(frozen=True)
 class ProfileOptions:
-    #: MinHash signature size (hash functions per column). More = tighter containment estimates.
-    k: int = 128
-    #: Relations with more rows than this are sampled.
-    sample_rows: int = 1_000_000
-    #: Bernoulli sample size, in percent of rows, for sampled relations.
-    sample_percent: float = 10.0
-    #: How many frequent values to report for low-cardinality columns.
-    top_n: int = 10
-    #: Columns with at most this many distinct values report their frequent values.
-    top_max_distinct: int = 50
-    #: Wide relations are profiled in chunks of this many columns (still one statement each).
-    max_columns_per_query: int = 60
+    """The options the CLI sends to the macro (and keys its profile cache on); meanings and
+    ranges in `OPTION_SCHEMA`."""
+
+    k: int = _default("k")
+    sample_rows: int = _default("sample_rows")
+    sample_percent: float = _default("sample_percent")
+    top_n: int = _default("top_n")
+    top_max_distinct: int = _default("top_max_distinct")
+    max_columns_per_query: int = _default("max_columns_per_query")
 
     def __post_init__(self) -> None:
-        checks = [
-            ("k", 8 <= self.k <= 1024, "8..1024"),
-            ("sample_rows", self.sample_rows >= 1, ">= 1"),
-            ("sample_percent", 0 < self.sample_percent <= 100, "0 < p <= 100"),
-            ("top_n", 0 <= self.top_n <= 100, "0..100"),
-            ("top_max_distinct", 0 <= self.top_max_distinct <= 10_000, "0..10000"),
-            ("max_columns_per_query", 1 <= self.max_columns_per_query <= 1000, "1..1000"),
-        ]
-        for name, ok, valid in checks:
-            if not ok:
-                raise SchemaLinkError(f"profiling option {name}={getattr(self, name)!r} is out of range: use {valid}")
+        for f in fields(self):
+            SPECS[f.name].check(getattr(self, f.name))
 
     def macro_args(self) -> dict:
         return asdict(self)

@@ -19,7 +19,7 @@ from dbt_schema_link.dbt_runner import MAX_ARGS_BYTES, DbtInvocation, args_size,
 from dbt_schema_link.errors import WarehouseError
 from dbt_schema_link.profiling.build_log import BuildProfiles, take_build_profiles
 from dbt_schema_link.profiling.cache import ProfileCache, cache_key
-from dbt_schema_link.profiling.envelope import Envelope, feed, relation_profile
+from dbt_schema_link.profiling.envelope import Envelope, assemble_relation, feed
 from dbt_schema_link.profiling.options import ProfileOptions
 from dbt_schema_link.profiling.records import ProfileFailure, ProfileSet, RelationProfile
 
@@ -123,7 +123,7 @@ class _Batch:
             kind = feed(envelope, message.msg)
             if kind == "relation":
                 raw = envelope.relations[-1]
-                profile = relation_profile(raw)
+                profile = assemble_relation(raw)
                 # Another node (e.g. a source over a seed's table) names the same relation.
                 duplicates = raw.get("duplicates")
                 names = [profile.unique_id] + [d for d in (duplicates if isinstance(duplicates, list) else [])

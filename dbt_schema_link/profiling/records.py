@@ -7,6 +7,11 @@ from dataclasses import dataclass, field
 #: MinHash minima are 64-bit warehouse hashes; signed ones (PostgreSQL) are mapped to unsigned.
 HASH_MASK = (1 << 64) - 1
 
+#: Values (canonical text, case-insensitive) a flag column holds: the macros count the values
+#: outside this list in the warehouse (generated into `schema_link__discovery_rules`) and
+#: discovery decides, by `flag_max_distinct`, which such columns are flags.
+FLAG_WORDS = frozenset({"0", "1", "t", "f", "true", "false", "y", "n", "yes", "no", "-1", "on", "off"})
+
 
 @dataclass(frozen=True)
 class ColumnProfile:
@@ -19,7 +24,9 @@ class ColumnProfile:
     max_len: int | None
     minhash: tuple[int, ...] | None  # K minima, unsigned 64-bit; None when no values
     top_values: tuple[str, ...] | None  # most frequent first; None unless low-cardinality
-    is_flag: bool
+    #: a measured fact, no threshold: the column has values and every distinct one is a flag
+    #: word (FLAG_WORDS), or its type is boolean; discovery applies `flag_max_distinct`
+    flag_words: bool
     skipped: str | None = None  # reason the column was not profiled
     # one-permutation MinHash: positions whose bucket was empty and were densified from another
     # (no ordering between two columns' values holds there); empty for k-permutation signatures

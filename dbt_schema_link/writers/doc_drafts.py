@@ -91,7 +91,7 @@ def is_categorical(name: str, column: ColumnProfile) -> bool:
 def _values_phrase(name: str, column: ColumnProfile, max_values: int) -> str | None:
     if column.non_null <= 0:
         return None
-    if column.is_flag or kind_of(column.data_type) == "true/false":
+    if column.flag_words or kind_of(column.data_type) == "true/false":
         return None
     listed = column.top_values or ()
     if listed and not column.distinct_approx and column.distinct <= min(len(listed), max_values) \

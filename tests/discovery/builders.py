@@ -124,7 +124,7 @@ class Warehouse:
                     distinct_approx=False, min_len=min((len(t) for t in texts), default=None),
                     max_len=max((len(t) for t in texts), default=None), minhash=minhash(distinct),
                     top_values=tuple(v for v, _ in counts.most_common(10)) if 0 < len(distinct) <= 50 else None,
-                    is_flag=bool(texts) and len(distinct) <= 2 and all(t.lower() in _FLAGS for t in distinct),
+                    flag_words=bool(texts) and all(t.lower() in _FLAGS for t in distinct),
                 )
             out[uid] = RelationProfile(uid, rel.relation_name or uid, rows, False, None, cols)
         return ProfileSet(adapter=self.adapter, k=K, package_version="0.1.0", relations=out)

@@ -11,6 +11,7 @@ from dbt_schema_link.profiling.build_log import log_files, parse_build_log, read
 from dbt_schema_link.profiling.cache import ProfileCache
 from dbt_schema_link.profiling.options import ProfileOptions
 from dbt_schema_link.profiling.records import ProfileSet
+from tests.support.profile_rows import relation_doc
 
 S = "@@schema_link@@ "
 OPTIONS = {"select": None, "k": 128, "sample_rows": 1000000, "sample_percent": 10.0, "sample_seed": 42,
@@ -18,7 +19,7 @@ OPTIONS = {"select": None, "k": 128, "sample_rows": 1000000, "sample_percent": 1
 
 
 def _begin(invocation: str, hook: bool = True, **extra) -> str:
-    header = {"format": "dbt_schema_link/profiles", "format_version": 2, "package_version": "0.1.0",
+    header = {"format": "dbt_schema_link/profiles", "format_version": 3, "package_version": "0.1.0",
               "adapter": "duckdb", "options": {**OPTIONS, **extra}}
     if hook:
         header.update({"hook": "on_run_end", "invocation_id": invocation, "target": "dev"})
@@ -26,13 +27,9 @@ def _begin(invocation: str, hook: bool = True, **extra) -> str:
 
 
 def _relation(uid: str, name: str, rows: int, duplicates=()) -> str:
-    return S + "relation " + json.dumps({
-        "unique_id": uid, "relation": f'"shop"."main"."{name}"', "row_count": rows, "sampled": False,
-        "sample_percent": None, "duplicates": list(duplicates),
-        "columns": [{"name": "id", "data_type": "INTEGER", "non_null": rows, "distinct": rows,
-                     "distinct_approx": False, "min_len": 1, "max_len": 3, "minhash": None,
-                     "top_values": None, "is_flag": False, "skipped": None}],
-    })
+    return S + "relation " + json.dumps(relation_doc(uid, f'"shop"."main"."{name}"', [
+        {"name": "id", "data_type": "INTEGER", "non_null": rows, "distinct_count": rows, "min_len": 1, "max_len": 3,
+         "flag_bad": rows}], row_count=rows, duplicates=tuple(duplicates)))
 
 
 def _end(relations: int, skipped=()) -> str:

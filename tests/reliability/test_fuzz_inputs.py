@@ -352,29 +352,23 @@ from dbt_schema_link.profiling.cache import ProfileCache  # noqa: E402
 from dbt_schema_link.profiling.envelope import SENTINEL, parse_log_line  # noqa: E402
 from dbt_schema_link.profiling.profiler import profile_project  # noqa: E402
 from dbt_schema_link.profiling.records import ProfileSet  # noqa: E402
+from tests.support.profile_rows import relation_doc  # noqa: E402
 
-HEADER = {"format": "dbt_schema_link/profiles", "format_version": 1, "package_version": "0.1.0",
+HEADER = {"format": "dbt_schema_link/profiles", "format_version": 3, "package_version": "0.1.0",
           "adapter": "duckdb", "options": {"k": 8}}
 REL_IDS = ["model.p.customers", "model.p.orders", "seed.p.raw_customers"]
 
 
 def _relation_body(uid: str) -> dict:
-    return {
-        "unique_id": uid, "database": "db", "schema": "s", "identifier": uid.split(".")[-1],
-        "relation": f'"db"."s"."{uid.split(".")[-1]}"', "row_count": 20, "sampled": False, "sample_percent": None,
-        "columns": [
-            {"name": "id", "data_type": "INTEGER", "non_null": 20, "distinct": 20, "distinct_approx": True,
-             "min_len": 1, "max_len": 2, "minhash": "1,2,-3,18446744073709551615", "top_values": None,
-             "is_flag": False, "skipped": None},
-            {"name": "Status Ü", "data_type": "VARCHAR", "non_null": 20, "distinct": 2, "distinct_approx": False,
-             "min_len": 4, "max_len": 6, "minhash": "5,6", "top_values": ["open", "closed"], "is_flag": False,
-             "skipped": None},
-            {"name": "payload", "data_type": "JSON", "non_null": None, "distinct": None, "distinct_approx": False,
-             "min_len": None, "max_len": None, "minhash": None, "top_values": None, "is_flag": False,
-             "skipped": "unsupported type: JSON (json)"},
-        ],
-        "duplicates": ["source.p.raw.customers"] if uid == "seed.p.raw_customers" else [],
-    }
+    name = uid.split(".")[-1]
+    return relation_doc(uid, f'"db"."s"."{name}"', [
+        {"name": "id", "data_type": "INTEGER", "non_null": 20, "distinct_count": 20, "distinct_approx": True,
+         "min_len": 1, "max_len": 2, "minhash": "1,2,-3,18446744073709551615", "minhash_format": "minima",
+         "flag_bad": 20},
+        {"name": "Status Ü", "data_type": "VARCHAR", "non_null": 20, "distinct_count": 2, "min_len": 4, "max_len": 6,
+         "minhash": "0:5,3:6", "minhash_format": "buckets", "top_values": '["open", "closed"]', "flag_bad": 2},
+        {"name": "payload", "data_type": "JSON", "skipped": "unsupported type: JSON (json)"},
+    ], row_count=20, k=8, duplicates=("source.p.raw.customers",) if uid == "seed.p.raw_customers" else ())
 
 
 def _log(msg: str, level: str = "info") -> str:
@@ -491,12 +485,14 @@ def test_damaged_profile_cache_is_rebuilt_not_fatal(scratch, data):
     """A damaged cache means "profile again": load/get never raise, and `link --no-profile`
     (api.cached_profiles) still reads whatever entries are usable."""
     from dbt_schema_link.api import cached_profiles
-    from dbt_schema_link.profiling.envelope import relation_profile_to_json, relation_profile
+    from dbt_schema_link.profiling.envelope import assemble_relation, relation_profile_to_json
 
     _fresh(scratch)
-    good = {"format": "dbt_schema_link/profile_cache", "format_version": 1, "adapter": "duckdb", "k": 8,
+    from dbt_schema_link.profiling.cache import CACHE_VERSION
+
+    good = {"format": "dbt_schema_link/profile_cache", "format_version": CACHE_VERSION, "adapter": "duckdb", "k": 8,
             "package_version": "0.1.0",
-            "relations": {u: {"key": "k", "profile": relation_profile_to_json(relation_profile(_relation_body(u)))}
+            "relations": {u: {"key": "k", "profile": relation_profile_to_json(assemble_relation(_relation_body(u)))}
                           for u in REL_IDS},
             "failures": []}
     mode = data.draw(st.sampled_from(["structure", "bytes"]))

@@ -71,7 +71,7 @@ def test_profile_hostile_values(values_project):
         assert col["skipped"] is None, col  # profiled, not skipped
         assert (col["non_null"], col["distinct"]) == (0, 0), col
         assert col["minhash"] is None and col["top_values"] is None and col["min_len"] is None, col
-        assert col["is_flag"] is False
+        assert col["flag_words"] is False
     mostly = cols["all_null"]["mostly_null"]
     assert (mostly["non_null"], mostly["distinct"], mostly["top_values"]) == (1, 1, ["only"])
 
@@ -90,7 +90,7 @@ def test_profile_hostile_values(values_project):
     for name, kind in SKIPPED[values_project.target].items():
         col = cols["odd_types"][name]
         assert col["skipped"] and col["skipped"].startswith("unsupported type:") and f"({kind})" in col["skipped"], col
-        assert col["non_null"] == 0 and col["minhash"] is None and col["is_flag"] is False, col
+        assert col["non_null"] == 0 and col["minhash"] is None and col["flag_words"] is False, col
     assert cols["odd_types"]["fine"]["skipped"] is None and cols["odd_types"]["fine"]["non_null"] == 2
     assert cols["odd_types"]["id"]["distinct"] == 2
 

@@ -23,7 +23,7 @@ def _col(name, data_type="VARCHAR", non_null=100, distinct=3, top=None, min_len=
          approx=False, flag=False, **extra):
     return ColumnProfile(name=name, data_type=data_type, non_null=non_null, distinct=distinct,
                          distinct_approx=approx, min_len=min_len, max_len=max_len, minhash=None,
-                         top_values=top, is_flag=flag, **extra)
+                         top_values=top, flag_words=flag, **extra)
 
 
 def _rel(uid, rows, *cols, sampled=False):
