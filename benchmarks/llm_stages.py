@@ -13,7 +13,13 @@ p50/p95 latency per stage, the offline row first.
     python benchmarks/llm_stages.py --model path/to/instruct.gguf --api chat --limit 100
 
 Needs ../shared/data (says so and exits 0 when it is missing). Responses are cached under
-<work>/llm_cache, so a second run with the same questions sends no request.
+<work>/llm_cache, so a second run with the same questions sends no request. Reranking needs the
+server's `--logits_all` (llama-cpp-python's condition for log-probabilities), which makes every
+prompt token cost a vocabulary-wide row (Gemma 3: 262k): the server starts with it only when
+`--stages` includes rerank, so measure rerank apart on slow machines:
+
+    python benchmarks/llm_stages.py --stages hallucinate,bidirectional --suite spider bird
+    python benchmarks/llm_stages.py --stages rerank --suite all20
 """
 
 from __future__ import annotations
@@ -39,6 +45,9 @@ def main(argv=None) -> int:
     p.add_argument("--stages", default="all", help="stages to run (default all: each alone, then together)")
     p.add_argument("--context", type=int, default=4096, help="server context window in tokens")
     p.add_argument("--threads", type=int, default=os.cpu_count() or 2, help="server threads")
+    p.add_argument("--port", type=int, default=18080,
+                   help="server port when free (a fixed port keeps the response cache valid between runs, "
+                        "its key holds the URL; default 18080)")
     p.add_argument("--data", default=str(REPO.parent / "shared" / "data"))
     p.add_argument("--work", default="/tmp/schema_link_llm_stages")
     args = p.parse_args(argv)
@@ -51,7 +60,8 @@ def main(argv=None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     work = Path(args.work)
-    with LocalServer(model, work / "server.log", args.context, args.threads) as server:
+    logits_all = "rerank" in args.stages or args.stages == "all"
+    with LocalServer(model, work / "server.log", args.context, args.threads, logits_all, args.port) as server:
         print(f"llama.cpp server on {server.base_url} with {model.name} ({args.api} API)", file=sys.stderr)
         return question_linking.main([
             "--suite", *args.suite, "--limit", str(args.limit), "--data", args.data, "--work", str(work),

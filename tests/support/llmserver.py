@@ -50,14 +50,26 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def _port_free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
 class LocalServer:
     """`python -m llama_cpp.server` on 127.0.0.1:<free port>, stopped on exit."""
 
-    def __init__(self, model: Path, log: Path, context: int, threads: int):
-        self.port = free_port()
+    def __init__(self, model: Path, log: Path, context: int, threads: int, logits_all: bool = True,
+                 port: int | None = None):
+        # logits_all: llama-cpp-python returns log-probabilities only with logits for every prompt
+        # token, which costs a vocabulary-sized row per token (262k for Gemma 3): only reranking needs it.
+        self.port = port if port is not None and _port_free(port) else free_port()
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
         cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
-               "--port", str(self.port), "--logits_all", "true", "--n_ctx", str(context),
+               "--port", str(self.port), "--logits_all", str(logits_all).lower(), "--n_ctx", str(context),
                "--n_threads", str(threads), "--model_alias", "local"]
         log.parent.mkdir(parents=True, exist_ok=True)
         self._log = open(log, "w")
