@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{len(variants)} variants x {len(dbs)} databases, {wall:.1f}s wall with --jobs {args.jobs}; "
           f"work dir {args.workdir}")
     doc = {"benchmark": "dirt", "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-           "seed": args.seed, "generator_version": GENERATOR_VERSION, "engine": str(engine),
+           "seed": args.seed, "generator_version": {v.value: n for v, n in GENERATOR_VERSION.items()}, "engine": str(engine),
            "link_args": list(link_args), "databases": [db.name for db in dbs], "wall_seconds": round(wall, 3),
            "cpu_count": os.cpu_count(), "reliability": rel, "tasks": [task_dict(r) for r in results]}
     text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"

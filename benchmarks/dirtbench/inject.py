@@ -3,9 +3,9 @@
 Each variant injects one kind of dirt real warehouses have into every declared single-column FK it
 applies to (the dev corpus declares no composite FK; composite keys are not injected yet):
 
-- `orphans`: 5-30% of a child's non-null rows (seeded per FK) point at parents that do not exist
-  (integer keys past the parent's maximum, text keys with a suffix no parent has): a late-arriving
-  dimension.
+- `orphans`: 5-30% of a child's non-null rows (seeded per FK) point at parents that do not exist:
+  a late-arriving dimension, about as many missing keys as that share of the child's distinct
+  values (integer keys past the parent's maximum, text keys with a suffix no parent has).
 - `drifted_types`: per referenced integer parent column, one of three drifts: the parent stored as
   REAL (1.0, 2.0, ...), the parent stored as zero-padded text ('00017'), or the child stored as
   text ('17'); the other side stays INTEGER.
@@ -166,19 +166,22 @@ def inject_orphans(d: Dirty, seed: int) -> None:
         share = rng.uniform(*ORPHAN_SHARE)
         chosen = rng.sample(present, max(1, round(share * len(present))))
         parents = [v for v in parent.values(fk.parent_columns[0]) if v is not None]
+        # a late-arriving dimension: a few missing keys, each in several rows (the orphan share
+        # of the child's distinct values is about that of its rows)
+        pool_size = max(1, round(share * len({child.rows[n][ci] for n in present})))
         if integral(parents):
             top = max(as_int(v) for v in parents)
-            absent = [top + 1 + rng.randrange(max(3, len(chosen))) for _ in chosen]
+            pool = [top + 1 + k for k in range(pool_size)]
         else:
             taken = {str(v) for v in parents}
-            absent = []
-            for k, _ in enumerate(chosen):
+            pool = []
+            for k in range(pool_size):
                 base = f"{rng.choice(parents)}{k + 7}"
                 while base in taken:
                     base += "7"
-                absent.append(base)
-        for n, v in zip(chosen, absent):
-            child.rows[n][ci] = v
+                pool.append(base)
+        for n in chosen:
+            child.rows[n][ci] = rng.choice(pool)
         d.notes.append(f"{_label(fk)}: {len(chosen)} of {len(present)} rows orphaned ({len(chosen) / len(present):.0%})")
 
 

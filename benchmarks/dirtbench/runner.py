@@ -25,8 +25,9 @@ from fkbench.databases import BenchDatabase, GroundTruth, ground_truth
 
 from .inject import Variant, generate
 
-#: Bump when a variant's dirty file changes for the same seed: every stamp differs then.
-GENERATOR_VERSION = 1
+#: Bump a variant's entry when its dirty file changes for the same seed: its stamps differ then.
+GENERATOR_VERSION = {Variant.ORPHANS: 2, Variant.DRIFTED_TYPES: 1, Variant.TINY_DIMENSIONS: 1,
+                     Variant.DENSE_SURROGATES: 1}
 
 
 @dataclass
@@ -64,7 +65,7 @@ def run_task(db: BenchDatabase, variant: Variant, opts: RunOptions) -> DirtResul
     folder.mkdir(parents=True, exist_ok=True)
     dirty = folder / "dirty.sqlite"
     stat = db.path.stat()
-    stamp = {"generator": GENERATOR_VERSION, "variant": variant.value, "seed": opts.seed,
+    stamp = {"generator": GENERATOR_VERSION[variant], "variant": variant.value, "seed": opts.seed,
              "source": str(db.path.resolve()), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
     previous = _read_json(folder / "injected.json") or {}
     fresh = opts.rebuild or previous.get("stamp") != stamp or not dirty.exists()

@@ -24,7 +24,7 @@ from dbt_schema_link.discovery.evidence import (
 )
 from dbt_schema_link.discovery.features import ColInfo, Features, build_features
 from dbt_schema_link.discovery.records import (
-    Cardinality, Domain, Evidence, Link, LinkKind, LinkSet, Provenance, Rejection, Signal, StageTimings, Trap, round4,
+    Cardinality, Domain, Evidence, Link, LinkKind, LinkSet, Orphans, Provenance, Rejection, Signal, StageTimings, Trap, round4,
 )
 from dbt_schema_link.discovery.render import SqlPath
 from dbt_schema_link.discovery.scoring import score
@@ -269,11 +269,12 @@ def _evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEsti
     card = cardinality_evidence(child, parent, settings)
     if isinstance(typed, Block) and typed is not Block.TYPES_NEED_VALUES:
         return Scored(cand, (), 0.0, typed, None, est, exact, measured)
+    names = name_evidence(child, parent, matches) if settings.use_names and card is not Block.PARENT_NOT_UNIQUE else []
+    if card is Block.CHILD_WIDER and has_name_signal(names):  # the surplus may be orphans
+        card = cardinality_evidence(child, parent, settings, vouched=True)
     if isinstance(card, Block):
         return Scored(cand, (), 0.0, card, None, est, exact, measured)
-    evidence: list[Evidence] = []
-    if settings.use_names:
-        evidence += name_evidence(child, parent, matches)
+    evidence: list[Evidence] = list(names)
     if cand.joins:
         evidence.append(sql_evidence(cand.joins))
     named = has_name_signal(evidence)
@@ -290,7 +291,7 @@ def _evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEsti
     if est is not None:
         evidence.append(value_evidence(child, parent, est, settings))
     if exact is not None and exact.child_distinct:
-        evidence.append(exact_evidence(child, parent, exact, settings))
+        evidence.append(exact_evidence(child, parent, exact, settings, vouched=named or joined))
     against = cross_source_evidence(child, parent, settings)
     if against is not None and not joined:
         evidence.append(against)
@@ -498,8 +499,15 @@ def _inferred_link(s: Scored, collapsed: tuple) -> Link:
         child=s.cand.child.ref, parent=s.cand.parent.ref,
         provenance=Provenance.SQL if s.cand.joins else Provenance.INFERRED,
         confidence=round4(s.confidence), cardinality=_cardinality(s.cand.child),
-        evidence=_ordered(s.evidence), collapsed=tuple(sorted(collapsed)),
+        evidence=_ordered(s.evidence), collapsed=tuple(sorted(collapsed)), orphans=_orphans(s.exact),
     )
+
+
+def _orphans(exact: ContainmentResult | None) -> Orphans | None:
+    """The orphans the exact check found (None: none, or not checked)."""
+    if exact is None or not exact.child_distinct or exact.matched >= exact.child_distinct:
+        return None
+    return Orphans(exact.child_distinct - exact.matched, exact.child_distinct, exact.orphan_rows)
 
 
 def _ordered(evidence: tuple[Evidence, ...]) -> tuple[Evidence, ...]:

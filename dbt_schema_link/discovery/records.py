@@ -19,7 +19,7 @@ from dbt_schema_link.discovery.settings import DiscoverySettings
 # The link record itself lives in the bottom layer (every stage reads it); re-exported here.
 from dbt_schema_link.links import (  # noqa: F401
     LINKS_FORMAT, LINKS_FORMAT_VERSION, NAME_SIGNALS, Cardinality, Evidence, Link, LinkKind, LinkSetFormatError,
-    Provenance, Signal, links_of, load_links_json, parse_links_document, ref_from, ref_json, round4,
+    Orphans, Provenance, Signal, links_of, load_links_json, parse_links_document, ref_from, ref_json, round4,
 )
 
 

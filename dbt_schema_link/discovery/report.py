@@ -49,6 +49,10 @@ def render_markdown(links: LinkSet, project: Project | None = None, title: str |
                        f"{_cell(breakdown(link.evidence))}")
             for e in link.evidence:
                 out.append(f"  - {e.signal.value} ({e.strength:+.2f}): {_cell(e.detail)}")
+            if link.orphans is not None:
+                rows = f" in {link.orphans.rows} child rows" if link.orphans.rows is not None else ""
+                out.append(f"  - partial link: {link.orphans.values} of {link.orphans.of_values} child values "
+                           f"({link.orphans.share:.1%}) are orphans{rows}; a written test tolerates today's count")
             if link.collapsed:
                 copies = ", ".join(f"`{_ref(c)}` -> `{_ref(p)}`" for c, p in link.collapsed[:5])
                 more = f" and {len(link.collapsed) - 5} more" if len(link.collapsed) > 5 else ""

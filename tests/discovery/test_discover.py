@@ -280,6 +280,21 @@ def test_a_large_child_domain_may_link_by_values_alone():
     assert run(w).inferred == []
 
 
+def test_small_numbers_at_the_low_end_of_a_dense_key_range_are_chance():
+    rng = random.Random(14)
+    w = Warehouse()
+    w.table("customers", {"customer_id": (INT, ids(3000))})
+    # a counter 1..300: hundreds of distinct values, all inside the dense key range
+    w.table("tickets", {"ticket_id": (INT, ids(400, 70000)), "src": (INT, sample(rng, ids(300), 400))})
+    links = run(w, min_confidence=TRAP_BAR)
+    assert links.inferred == []
+    assert [(r.trap, r.child.column) for r in links.rejected] == [(Trap.SMALL_SUBSET, "src")]
+    assert "fill a small part of the parent's range 1..3000" in links.rejected[0].detail
+    # the rule is a setting (0: off): without it the counter links by values alone
+    assert pairs(run(w, min_confidence=TRAP_BAR, range_spread_surprise=0).inferred) == {
+        ("tickets.src", "customers.customer_id")}
+
+
 def test_values_that_fit_several_keys_need_a_name():
     rng = random.Random(12)
     w = Warehouse()
@@ -364,6 +379,46 @@ def test_exact_containment_is_recorded_and_can_refute_an_estimate():
 
     refuted = discover(w.project(), w.profiles(), DiscoverySettings(), verify=liar)
     assert refuted.inferred == []
+
+
+def orphaned_orders(orphan_share: float, child_column: str = "customer_id", orphan_keys: int = 20):
+    """customers 1..50; orders whose child values miss the parent for ``orphan_share`` of the rows
+    (``orphan_keys`` keys 51.. that were never loaded: a late-arriving dimension)."""
+    rng = random.Random(5)
+    w = Warehouse()
+    w.table("customers", {"customer_id": (INT, ids(50)), "name": (TEXT, [f"c{i}" for i in range(50)])})
+    values = [rng.choice(ids(orphan_keys, 51)) if rng.random() < orphan_share else rng.choice(ids(50)) for _ in range(300)]
+    w.table("orders", {"order_id": (INT, ids(300, 5000)), child_column: (INT, values)})
+    return w, values
+
+
+def test_named_pair_with_orphans_is_a_partial_link_with_its_orphan_counts():
+    w, values = orphaned_orders(0.2)
+    links = run(w)
+    (link,) = links.inferred
+    assert pairs([link]) == {("orders.customer_id", "customers.customer_id")}
+    orphan_values = {v for v in values if v > 50}
+    assert link.orphans is not None
+    assert (link.orphans.values, link.orphans.of_values) == (len(orphan_values), len(set(values)))
+    assert link.orphans.rows == sum(1 for v in values if v > 50)
+    exact = next(e for e in link.evidence if e.signal is Signal.EXACT_CONTAINMENT)
+    assert exact.strength > 0 and f"{len(orphan_values)} orphan values in {link.orphans.rows} child rows" in exact.detail
+    assert "orphan" in render_markdown(links)
+    # the JSON record keeps the counts; a link without orphans carries none
+    assert LinkSet.from_json(links.to_json()).inferred[0].orphans == link.orphans
+    assert run(customers_orders()).inferred[0].orphans is None
+
+
+def test_orphans_refute_a_pair_only_names_do_not_vouch_for():
+    # without a name saying they join, a child a fifth outside the parent is no link
+    w, _ = orphaned_orders(0.2, child_column="ref_value")
+    assert run(w, min_confidence=TRAP_BAR).inferred == []
+    # with names, a child mostly outside the parent is still refuted
+    w, _ = orphaned_orders(0.6, orphan_keys=80)
+    assert run(w).inferred == []
+    # and the partial bar is a setting: at the strict bar the named pair is refuted too
+    w, _ = orphaned_orders(0.2)
+    assert run(w, partial_min_containment=0.9).inferred == []
 
 
 def test_works_without_profiles_and_without_verifier():
