@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import IN_CI
-from tests.support.spark import SparkUnavailable, check_spark
 from tests.test_macros_sql import FakeRelation, Harness
+from tests.test_spark import _require_spark
 
 #: text value -> its canonical text
 TEXTS = {
@@ -74,12 +73,7 @@ def test_postgres_canonical_text_of_drifted_keys(pg_server) -> None:
 
 @pytest.mark.spark
 def test_spark_canonical_text_of_drifted_keys(tmp_path) -> None:
-    try:
-        check_spark()
-    except SparkUnavailable as exc:
-        if IN_CI:
-            pytest.fail(f"Spark is required in CI: {exc}")
-        pytest.skip(f"Spark not available: {exc}")
+    _require_spark()  # a skip outside CI, a failure in it
     from pyspark.sql import SparkSession
 
     spark = (SparkSession.builder.master("local[1]").appName("canonical")

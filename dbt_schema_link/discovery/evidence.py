@@ -266,8 +266,13 @@ def _scaled(est: ContainmentEstimate, parent: ColInfo) -> ContainmentEstimate:
 
 
 def value_evidence(child: ColInfo, parent: ColInfo, est: ContainmentEstimate,
-                   settings: DiscoverySettings) -> Evidence:
-    strength = est.reliability * _ramp(est.containment, settings.min_estimated_containment)
+                   settings: DiscoverySettings, vouched: bool = False) -> Evidence:
+    """The MinHash estimate; ``vouched`` as in :func:`exact_evidence` (orphans make a pair the
+    names join partial, so the estimate turns positive from ``partial_min_containment``)."""
+    threshold = settings.min_estimated_containment
+    if vouched:
+        threshold = min(threshold, settings.partial_min_containment)
+    strength = est.reliability * _ramp(est.containment, threshold)
     return Evidence(Signal.VALUE_CONTAINMENT_ESTIMATE, strength, est.describe(child.distinct, parent.distinct))
 
 

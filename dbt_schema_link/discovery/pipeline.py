@@ -27,7 +27,7 @@ from dbt_schema_link.discovery.records import (
     Cardinality, Domain, Evidence, Link, LinkKind, LinkSet, Orphans, Provenance, Rejection, Signal, StageTimings, Trap, round4,
 )
 from dbt_schema_link.discovery.render import SqlPath
-from dbt_schema_link.discovery.scoring import score
+from dbt_schema_link.discovery.scoring import VALUE_SIGNALS, score
 from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.sqlfacts import SqlFacts, extract_sql_facts
 from dbt_schema_link.discovery.values import ContainmentEstimate
@@ -289,7 +289,7 @@ def _evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEsti
         evidence.append(typed)
     evidence.append(card)
     if est is not None:
-        evidence.append(value_evidence(child, parent, est, settings))
+        evidence.append(value_evidence(child, parent, est, settings, vouched=named or joined))
     if exact is not None and exact.child_distinct:
         evidence.append(exact_evidence(child, parent, exact, settings, vouched=named or joined))
     against = cross_source_evidence(child, parent, settings)
@@ -537,10 +537,41 @@ def _rejections(scored: dict, settings: DiscoverySettings, links: list[Link],
         if child_class not in best or _sort_key(s) > _sort_key(best[child_class]):
             best[child_class] = s
     items = sorted(best.values(), key=lambda s: (-s.confidence, str(s.cand.child.ref)))
-    return [
+    out = [
         Rejection(s.cand.child.ref, s.cand.parent.ref, s.trap[0], s.trap[1], round4(s.confidence))
         for s in items[: settings.max_rejected_reported]
     ]
+    room = max(0, settings.max_rejected_reported - len(out))
+    return out + _contradicted(scored, settings, linked_children | set(best), cls)[:room]
+
+
+def _contradicted(scored: dict, settings: DiscoverySettings, taken: set, cls) -> list[Rejection]:
+    """Pairs the names join and the data refutes (a dev environment, sample data, a half-loaded
+    source): reported as their own kind so a reader still sees what the schema says, never a
+    link or a written test. One per child class, the pair names alone would score highest;
+    ``would_be_confidence`` is that score without the values."""
+    best: dict[object, tuple[float, Scored]] = {}
+    for s in scored.values():
+        exact = s.exact
+        if s.block is not None or s.trap is not None or exact is None or not exact.child_distinct:
+            continue
+        if exact.containment >= min(settings.partial_min_containment, settings.min_exact_containment):
+            continue
+        if not has_name_signal(s.evidence):
+            continue
+        names_only = score([e for e in s.evidence if e.signal not in VALUE_SIGNALS], s.measured)[0]
+        child_class = cls(s.cand.child.ref.key())
+        if names_only < settings.min_confidence or child_class in taken:
+            continue
+        if child_class not in best or names_only > best[child_class][0]:
+            best[child_class] = (names_only, s)
+    out = []
+    for names_only, s in sorted(best.values(), key=lambda x: (-x[0], str(x[1].cand.child.ref))):
+        e = s.exact
+        out.append(Rejection(s.cand.child.ref, s.cand.parent.ref, Trap.CONTRADICTED,
+                             f"named, contradicted by data: {e.matched} of {e.child_distinct} child values found "
+                             "in the parent", round4(names_only)))
+    return out
 
 
 # -- declared and lineage links ----------------------------------------------------------------

@@ -35,6 +35,7 @@ class Trap(str, Enum):
     MEASURE = "measure"  # a quantity/amount column inside an id range, no names
     VALUE_TYPE = "value_type"  # nameless value link on dates/decimals/booleans
     CROSS_SOURCE = "cross_source"  # two unrelated sources, and chance or names alone explain it
+    CONTRADICTED = "contradicted"  # names say the pair joins, the exact check finds (almost) no value
 
 
 @dataclass(frozen=True)

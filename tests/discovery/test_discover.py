@@ -421,6 +421,23 @@ def test_orphans_refute_a_pair_only_names_do_not_vouch_for():
     assert run(w, partial_min_containment=0.9).inferred == []
 
 
+def test_a_named_pair_the_data_contradicts_is_reported_as_its_own_kind():
+    w = Warehouse()
+    w.table("customers", {"customer_id": (INT, ids(50)), "name": (TEXT, [f"c{i}" for i in range(50)])})
+    # a dev environment: none of the 11 customers the payments name were loaded
+    w.table("payments", {"payment_id": (INT, ids(40, 7000)), "customer_id": (INT, [900 + i % 11 for i in range(40)])})
+    links = run(w)
+    assert links.inferred == []
+    (r,) = [r for r in links.rejected if r.trap is Trap.CONTRADICTED]
+    assert (r.child.column, r.parent.column) == ("customer_id", "customer_id")
+    assert r.detail == "named, contradicted by data: 0 of 11 child values found in the parent"
+    assert r.would_be_confidence >= 0.5  # what the names alone say
+    md = render_markdown(links)
+    assert "## Named, contradicted by data" in md and "0 of 11 child values" in md
+    # without the exact check there is nothing that contradicts the names
+    assert not any(r.trap is Trap.CONTRADICTED for r in run(w, verify=False).rejected)
+
+
 def test_works_without_profiles_and_without_verifier():
     w = customers_orders()
     links = discover(w.project(), None, DiscoverySettings())
