@@ -391,6 +391,10 @@ def _select(scored: dict, settings: DiscoverySettings,
     """Accepted candidates -> one link per (child lineage class, chosen parent class)."""
     ok = [s for s in scored.values() if s.block is None and s.trap is None
           and s.confidence >= settings.min_confidence]
+    # a partial link (orphans) is the fallback of a child whose values no other parent holds
+    # fully: a same-named sibling column with orphans does not beat the key that contains them all
+    full = {lineage_uf.find(s.cand.child.ref.key()) for s in ok if not _partial(s, settings)}
+    ok = [s for s in ok if not _partial(s, settings) or lineage_uf.find(s.cand.child.ref.key()) not in full]
     # orientation: of a->b and b->a keep the better
     best_of_pair: dict[frozenset, Scored] = {}
     for s in ok:
@@ -462,6 +466,11 @@ def _select(scored: dict, settings: DiscoverySettings,
 
     rejected = _rejections(scored, settings, links, lineage_uf)
     return links, rejected
+
+
+def _partial(s: Scored, settings: DiscoverySettings) -> bool:
+    """Verified with fewer values contained than a link needs without the names' word for it."""
+    return s.exact is not None and s.exact.child_distinct > 0 and s.exact.containment < settings.min_exact_containment
 
 
 def _is_model(col: ColInfo) -> bool:

@@ -409,6 +409,19 @@ def test_named_pair_with_orphans_is_a_partial_link_with_its_orphan_counts():
     assert run(customers_orders()).inferred[0].orphans is None
 
 
+def test_a_same_named_sibling_with_orphans_does_not_beat_the_key_that_holds_every_value():
+    # the real parent shares no name with the child (friend.student_id -> highschooler.id); a
+    # sibling child column of the same name is unique and holds part of the values
+    rng = random.Random(6)
+    w = Warehouse()
+    w.table("highschooler", {"id": (INT, ids(60, 1000)), "name": (TEXT, [f"h{i}" for i in range(60)])})
+    students = rng.sample(ids(60, 1000), 40)
+    w.table("likes", {"student_id": (INT, rng.sample(students, 25)), "liked_id": (INT, rng.sample(ids(60, 1000), 25))})
+    w.table("friend", {"student_id": (INT, [rng.choice(students) for _ in range(200)])})
+    found = {p for p in pairs(run(w).inferred) if p[0] == "friend.student_id"}
+    assert found == {("friend.student_id", "highschooler.id")}
+
+
 def test_orphans_refute_a_pair_only_names_do_not_vouch_for():
     # without a name saying they join, a child a fifth outside the parent is no link
     w, _ = orphaned_orders(0.2, child_column="ref_value")
