@@ -220,6 +220,28 @@ def provenance_text(provenance: Provenance, confidence: float, written_confidenc
 
 
 @dataclass(frozen=True)
+class Orphans:
+    """Child values the exact check found absent from the parent: a partial link (a late-arriving
+    dimension, a half-loaded source). A test written for it tolerates today's ``rows``."""
+
+    values: int  # distinct child values absent from the parent
+    of_values: int  # distinct child values checked
+    rows: int | None = None  # child rows holding them (None: not measured)
+
+    @property
+    def share(self) -> float:
+        return self.values / self.of_values if self.of_values else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"values": self.values, "of_values": self.of_values, "rows": self.rows}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Orphans:
+        rows = data.get("rows")
+        return cls(int(data["values"]), int(data["of_values"]), None if rows is None else int(rows))
+
+
+@dataclass(frozen=True)
 class Link:
     """child -> parent: the child column's values reference the parent column (FK -> key).
 
@@ -239,6 +261,7 @@ class Link:
     origins: tuple[LinkOrigin, ...] = ()
     collapsed: tuple[Pair, ...] = ()
     written_confidence: float | None = None  # WRITTEN: the confidence the test was written with
+    orphans: Orphans | None = None  # measured orphan child values (None: none found or not checked)
 
     @property
     def kind(self) -> LinkKind:
@@ -263,7 +286,7 @@ class Link:
                 self.parent.relation, self.parent.column.lower())
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "child": ref_json(self.child),
             "parent": ref_json(self.parent),
             "provenance": self.provenance.value,
@@ -278,6 +301,9 @@ class Link:
                 {"child": ref_json(c), "parent": ref_json(p)} for c, p in self.collapsed
             ],
         }
+        if self.orphans is not None:  # only partial links carry it (older files stay as they were)
+            out["orphans"] = self.orphans.to_json()
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Link:
@@ -295,6 +321,7 @@ class Link:
                 (ref_from(c["child"]), ref_from(c["parent"])) for c in data.get("collapsed", ())
             ),
             written_confidence=None if written is None else float(written),
+            orphans=Orphans.from_json(data["orphans"]) if data.get("orphans") else None,
         )
 
 

@@ -557,7 +557,7 @@ def test_duckdb_profile_sql_executes() -> None:
 
     pairs = [{"child_relation": rel, "child_column": "customer_id", "parent_relation": rel, "parent_column": "order"}]
     res = con.execute(h.call("schema_link_containment_sql", pairs)).fetchall()
-    assert res == [(0, 3, 3)]
+    assert res == [(0, 3, 3, 0)]  # pair, child distinct, matched, orphan rows
 
 
 # --- sqlfluff ------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ logic. Names are compared as normalized keys computed once in :mod:`features`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -182,8 +183,11 @@ def type_evidence(child: ColInfo, parent: ColInfo, values_agree: bool) -> Eviden
     )
 
 
-def cardinality_evidence(child: ColInfo, parent: ColInfo, settings: DiscoverySettings) -> Evidence | Block:
-    """The parent must be unique (the one side); the child may not have more distinct values."""
+def cardinality_evidence(child: ColInfo, parent: ColInfo, settings: DiscoverySettings,
+                         vouched: bool = False) -> Evidence | Block:
+    """The parent must be unique (the one side); the child may not have more distinct values,
+    unless names vouch for the pair (``vouched``) and the surplus could be orphans of a partial
+    link (at most ``1 / partial_min_containment`` times the parent's values)."""
     if parent.unique is False and not parent.declared_pk:
         return Block.PARENT_NOT_UNIQUE
     if parent.unique is None:
@@ -197,7 +201,11 @@ def cardinality_evidence(child: ColInfo, parent: ColInfo, settings: DiscoverySet
     if child.has_values:
         slack = settings.approx_slack if (child.profile.distinct_approx or parent.profile.distinct_approx) else 0.0
         if child.distinct > parent_distinct * (1.0 + slack) + 1:
-            return Block.CHILD_WIDER
+            room = parent_distinct / max(settings.partial_min_containment, 1e-9)
+            if not vouched or child.distinct > room * (1.0 + slack) + 1:
+                return Block.CHILD_WIDER
+            return Evidence(Signal.CARDINALITY, 0.0,
+                            f"child {child.distinct} distinct > parent {parent.distinct}: orphans if the names are right")
         detail = (f"parent unique ({parent.distinct} distinct), child {child.distinct} distinct "
                   f"<= parent")
     else:
@@ -258,21 +266,37 @@ def _scaled(est: ContainmentEstimate, parent: ColInfo) -> ContainmentEstimate:
 
 
 def value_evidence(child: ColInfo, parent: ColInfo, est: ContainmentEstimate,
-                   settings: DiscoverySettings) -> Evidence:
-    strength = est.reliability * _ramp(est.containment, settings.min_estimated_containment)
+                   settings: DiscoverySettings, vouched: bool = False) -> Evidence:
+    """The MinHash estimate; ``vouched`` as in :func:`exact_evidence` (orphans make a pair the
+    names join partial, so the estimate turns positive from ``partial_min_containment``)."""
+    threshold = settings.min_estimated_containment
+    if vouched:
+        threshold = min(threshold, settings.partial_min_containment)
+    strength = est.reliability * _ramp(est.containment, threshold)
     return Evidence(Signal.VALUE_CONTAINMENT_ESTIMATE, strength, est.describe(child.distinct, parent.distinct))
 
 
 def exact_evidence(child: ColInfo, parent: ColInfo, result: ContainmentResult,
-                   settings: DiscoverySettings) -> Evidence:
+                   settings: DiscoverySettings, vouched: bool = False) -> Evidence:
+    """The verified containment. ``vouched``: names or a SQL join already say the pair joins, so
+    orphan values make it a partial link (positive from ``partial_min_containment``), not a
+    refuted one."""
     c = result.containment
+    threshold = settings.min_exact_containment
+    if vouched:
+        threshold = min(threshold, settings.partial_min_containment)
     measured_here = (result.child, result.child_column.lower(), result.parent, result.parent_column.lower()) == (
         child.ref.relation, child.ref.column.lower(), parent.ref.relation, parent.ref.column.lower())
     where = "" if measured_here else (
         f" (measured on the lineage copies {result.child}.{result.child_column} -> "
         f"{result.parent}.{result.parent_column})")
+    orphans = result.child_distinct - result.matched
+    if orphans and result.orphan_rows is not None:
+        where += f"; {orphans} orphan values in {result.orphan_rows} child rows"
+    elif orphans:
+        where += f"; {orphans} orphan values"
     return Evidence(
-        Signal.EXACT_CONTAINMENT, _ramp(c, settings.min_exact_containment),
+        Signal.EXACT_CONTAINMENT, _ramp(c, threshold),
         f"verified in the warehouse: {result.matched} of {result.child_distinct} child values "
         f"found in the parent ({c:.1%}){where}",
     )
@@ -376,12 +400,35 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
                 f"{child.distinct} values inside {parent.distinct} parent keys would match by chance "
                 f"(chance ~1e-{surprise:.1f}) and no name says they join"
             )
+        spread = range_spread_surprise(child, parent)
+        if settings.range_spread_surprise > 0 and spread >= settings.range_spread_surprise:
+            c, p = child.profile, parent.profile
+            return Trap.SMALL_SUBSET, (
+                f"{child.distinct} values {c.min_value:g}..{c.max_value:g} fill a small part of the parent's range "
+                f"{p.min_value:g}..{p.max_value:g} (keys drawn from it would spread wider; chance ~1e-{spread:.1f}) "
+                "and no name says they join"
+            )
         if fit is not None and fit.containers > 1 and not (big and fit.tightest and fit.margin >= 2.0):
             return Trap.AMBIGUOUS, (
                 f"the values of {child.label} fit the keys of {fit.containers} relations and no name "
                 f"says which one it references"
             )
     return None
+
+
+def range_spread_surprise(child: ColInfo, parent: ColInfo) -> float:
+    """-log10 of the chance that ``child.distinct`` keys drawn from the parent's numeric range
+    span no more than the child's own range: high for a few small numbers at the low end of a
+    large dense key range (chance containment), about 0 for a child spread like the keys it
+    references. 0 when either side has no numeric range."""
+    c, p = child.profile, parent.profile
+    if c is None or p is None or None in (c.min_value, c.max_value, p.min_value, p.max_value):
+        return 0.0
+    parent_span = p.max_value - p.min_value + 1.0
+    child_span = c.max_value - c.min_value + 1.0
+    if parent_span <= 0 or child_span <= 0 or child_span >= parent_span or child.distinct < 2:
+        return 0.0
+    return -(child.distinct - 1) * math.log10(child_span / parent_span)
 
 
 def _surprise(child: ColInfo, parent: ColInfo) -> float:

@@ -24,10 +24,10 @@ from dbt_schema_link.discovery.evidence import (
 )
 from dbt_schema_link.discovery.features import ColInfo, Features, build_features
 from dbt_schema_link.discovery.records import (
-    Cardinality, Domain, Evidence, Link, LinkKind, LinkSet, Provenance, Rejection, Signal, StageTimings, Trap, round4,
+    Cardinality, Domain, Evidence, Link, LinkKind, LinkSet, Orphans, Provenance, Rejection, Signal, StageTimings, Trap, round4,
 )
 from dbt_schema_link.discovery.render import SqlPath
-from dbt_schema_link.discovery.scoring import score
+from dbt_schema_link.discovery.scoring import VALUE_SIGNALS, score
 from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.sqlfacts import SqlFacts, extract_sql_facts
 from dbt_schema_link.discovery.values import ContainmentEstimate
@@ -269,11 +269,12 @@ def _evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEsti
     card = cardinality_evidence(child, parent, settings)
     if isinstance(typed, Block) and typed is not Block.TYPES_NEED_VALUES:
         return Scored(cand, (), 0.0, typed, None, est, exact, measured)
+    names = name_evidence(child, parent, matches) if settings.use_names and card is not Block.PARENT_NOT_UNIQUE else []
+    if card is Block.CHILD_WIDER and has_name_signal(names):  # the surplus may be orphans
+        card = cardinality_evidence(child, parent, settings, vouched=True)
     if isinstance(card, Block):
         return Scored(cand, (), 0.0, card, None, est, exact, measured)
-    evidence: list[Evidence] = []
-    if settings.use_names:
-        evidence += name_evidence(child, parent, matches)
+    evidence: list[Evidence] = list(names)
     if cand.joins:
         evidence.append(sql_evidence(cand.joins))
     named = has_name_signal(evidence)
@@ -288,9 +289,9 @@ def _evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEsti
         evidence.append(typed)
     evidence.append(card)
     if est is not None:
-        evidence.append(value_evidence(child, parent, est, settings))
+        evidence.append(value_evidence(child, parent, est, settings, vouched=named or joined))
     if exact is not None and exact.child_distinct:
-        evidence.append(exact_evidence(child, parent, exact, settings))
+        evidence.append(exact_evidence(child, parent, exact, settings, vouched=named or joined))
     against = cross_source_evidence(child, parent, settings)
     if against is not None and not joined:
         evidence.append(against)
@@ -390,6 +391,10 @@ def _select(scored: dict, settings: DiscoverySettings,
     """Accepted candidates -> one link per (child lineage class, chosen parent class)."""
     ok = [s for s in scored.values() if s.block is None and s.trap is None
           and s.confidence >= settings.min_confidence]
+    # a partial link (orphans) is the fallback of a child whose values no other parent holds
+    # fully: a same-named sibling column with orphans does not beat the key that contains them all
+    full = {lineage_uf.find(s.cand.child.ref.key()) for s in ok if not _partial(s, settings)}
+    ok = [s for s in ok if not _partial(s, settings) or lineage_uf.find(s.cand.child.ref.key()) not in full]
     # orientation: of a->b and b->a keep the better
     best_of_pair: dict[frozenset, Scored] = {}
     for s in ok:
@@ -463,6 +468,11 @@ def _select(scored: dict, settings: DiscoverySettings,
     return links, rejected
 
 
+def _partial(s: Scored, settings: DiscoverySettings) -> bool:
+    """Verified with fewer values contained than a link needs without the names' word for it."""
+    return s.exact is not None and s.exact.child_distinct > 0 and s.exact.containment < settings.min_exact_containment
+
+
 def _is_model(col: ColInfo) -> bool:
     return col.rel.relation.resource_type is ResourceType.MODEL
 
@@ -498,8 +508,15 @@ def _inferred_link(s: Scored, collapsed: tuple) -> Link:
         child=s.cand.child.ref, parent=s.cand.parent.ref,
         provenance=Provenance.SQL if s.cand.joins else Provenance.INFERRED,
         confidence=round4(s.confidence), cardinality=_cardinality(s.cand.child),
-        evidence=_ordered(s.evidence), collapsed=tuple(sorted(collapsed)),
+        evidence=_ordered(s.evidence), collapsed=tuple(sorted(collapsed)), orphans=_orphans(s.exact),
     )
+
+
+def _orphans(exact: ContainmentResult | None) -> Orphans | None:
+    """The orphans the exact check found (None: none, or not checked)."""
+    if exact is None or not exact.child_distinct or exact.matched >= exact.child_distinct:
+        return None
+    return Orphans(exact.child_distinct - exact.matched, exact.child_distinct, exact.orphan_rows)
 
 
 def _ordered(evidence: tuple[Evidence, ...]) -> tuple[Evidence, ...]:
@@ -529,10 +546,41 @@ def _rejections(scored: dict, settings: DiscoverySettings, links: list[Link],
         if child_class not in best or _sort_key(s) > _sort_key(best[child_class]):
             best[child_class] = s
     items = sorted(best.values(), key=lambda s: (-s.confidence, str(s.cand.child.ref)))
-    return [
+    out = [
         Rejection(s.cand.child.ref, s.cand.parent.ref, s.trap[0], s.trap[1], round4(s.confidence))
         for s in items[: settings.max_rejected_reported]
     ]
+    room = max(0, settings.max_rejected_reported - len(out))
+    return out + _contradicted(scored, settings, linked_children | set(best), cls)[:room]
+
+
+def _contradicted(scored: dict, settings: DiscoverySettings, taken: set, cls) -> list[Rejection]:
+    """Pairs the names join and the data refutes (a dev environment, sample data, a half-loaded
+    source): reported as their own kind so a reader still sees what the schema says, never a
+    link or a written test. One per child class, the pair names alone would score highest;
+    ``would_be_confidence`` is that score without the values."""
+    best: dict[object, tuple[float, Scored]] = {}
+    for s in scored.values():
+        exact = s.exact
+        if s.block is not None or s.trap is not None or exact is None or not exact.child_distinct:
+            continue
+        if exact.containment >= min(settings.partial_min_containment, settings.min_exact_containment):
+            continue
+        if not has_name_signal(s.evidence):
+            continue
+        names_only = score([e for e in s.evidence if e.signal not in VALUE_SIGNALS], s.measured)[0]
+        child_class = cls(s.cand.child.ref.key())
+        if names_only < settings.min_confidence or child_class in taken:
+            continue
+        if child_class not in best or names_only > best[child_class][0]:
+            best[child_class] = (names_only, s)
+    out = []
+    for names_only, s in sorted(best.values(), key=lambda x: (-x[0], str(x[1].cand.child.ref))):
+        e = s.exact
+        out.append(Rejection(s.cand.child.ref, s.cand.parent.ref, Trap.CONTRADICTED,
+                             f"named, contradicted by data: {e.matched} of {e.child_distinct} child values found "
+                             "in the parent", round4(names_only)))
+    return out
 
 
 # -- declared and lineage links ----------------------------------------------------------------

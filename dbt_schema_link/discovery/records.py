@@ -19,7 +19,7 @@ from dbt_schema_link.discovery.settings import DiscoverySettings
 # The link record itself lives in the bottom layer (every stage reads it); re-exported here.
 from dbt_schema_link.links import (  # noqa: F401
     LINKS_FORMAT, LINKS_FORMAT_VERSION, NAME_SIGNALS, Cardinality, Evidence, Link, LinkKind, LinkSetFormatError,
-    Provenance, Signal, links_of, load_links_json, parse_links_document, ref_from, ref_json, round4,
+    Orphans, Provenance, Signal, links_of, load_links_json, parse_links_document, ref_from, ref_json, round4,
 )
 
 
@@ -35,6 +35,7 @@ class Trap(str, Enum):
     MEASURE = "measure"  # a quantity/amount column inside an id range, no names
     VALUE_TYPE = "value_type"  # nameless value link on dates/decimals/booleans
     CROSS_SOURCE = "cross_source"  # two unrelated sources, and chance or names alone explain it
+    CONTRADICTED = "contradicted"  # names say the pair joins, the exact check finds (almost) no value
 
 
 @dataclass(frozen=True)

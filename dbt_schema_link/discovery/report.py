@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from dbt_schema_link.artifacts.records import ColumnRef, Project
 from dbt_schema_link.confidence import confidence_text
-from dbt_schema_link.discovery.records import Link, LinkSet
+from dbt_schema_link.discovery.records import Link, LinkSet, Trap
 from dbt_schema_link.discovery.scoring import breakdown
 
 
@@ -49,6 +49,10 @@ def render_markdown(links: LinkSet, project: Project | None = None, title: str |
                        f"{_cell(breakdown(link.evidence))}")
             for e in link.evidence:
                 out.append(f"  - {e.signal.value} ({e.strength:+.2f}): {_cell(e.detail)}")
+            if link.orphans is not None:
+                rows = f" in {link.orphans.rows} child rows" if link.orphans.rows is not None else ""
+                out.append(f"  - partial link: {link.orphans.values} of {link.orphans.of_values} child values "
+                           f"({link.orphans.share:.1%}) are orphans{rows}; a written test tolerates today's count")
             if link.collapsed:
                 copies = ", ".join(f"`{_ref(c)}` -> `{_ref(p)}`" for c, p in link.collapsed[:5])
                 more = f" and {len(link.collapsed) - 5} more" if len(link.collapsed) > 5 else ""
@@ -87,11 +91,21 @@ def render_markdown(links: LinkSet, project: Project | None = None, title: str |
     else:
         out += ["None.", ""]
 
+    contradicted = [r for r in links.rejected if r.trap is Trap.CONTRADICTED]
+    if contradicted:  # the schema says these join; never a link, never a written test
+        out += ["## Named, contradicted by data", ""]
+        out.append("| child | parent | names alone would score | what the data says |")
+        out.append("|---|---|---:|---|")
+        for r in contradicted:
+            out.append(f"| `{_ref(r.child)}` | `{_ref(r.parent)}` | {confidence_text(r.would_be_confidence)} | "
+                       f"{_cell(r.detail)} |")
+        out.append("")
+    traps = [r for r in links.rejected if r.trap is not Trap.CONTRADICTED]
     out += ["## Rejected (traps)", ""]
-    if links.rejected:
+    if traps:
         out.append("| child | parent | trap | would have scored | why |")
         out.append("|---|---|---|---:|---|")
-        for r in links.rejected:
+        for r in traps:
             out.append(f"| `{_ref(r.child)}` | `{_ref(r.parent)}` | {r.trap.value} | "
                        f"{confidence_text(r.would_be_confidence)} | {_cell(r.detail)} |")
         out.append("")

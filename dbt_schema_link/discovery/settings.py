@@ -89,6 +89,14 @@ class DiscoverySettings:
     """Exact (verified) containment at which the evidence turns positive (full support at 1.0;
     real foreign keys have a few orphans). Default 0.9, range [0, 1]."""
 
+    partial_min_containment: float = _num(0.5, 0.0, 1.0)
+    """Exact containment at which the evidence turns positive for a pair whose names (or a SQL
+    join) already say it joins: real data has orphans (late-arriving dimensions), so such a pair
+    is a partial link (its orphan share in the evidence, its written test tolerating today's
+    orphan rows) rather than no link. Pairs without that evidence keep
+    ``min_exact_containment``. Default 0.5 (chosen on the dirt benchmark's tuning half), range
+    [0, 1]; at or above ``min_exact_containment`` it changes nothing."""
+
     nameless_min_child_distinct: int = _num(20, 1, 1_000_000_000)
     """A value-only link (no name evidence) needs a child with at least this many distinct
     values, unless its containment is improbable by chance (``nameless_min_surprise``).
@@ -98,6 +106,14 @@ class DiscoverySettings:
     """A value-only link is also accepted when the chance that the child's values all fall in
     the parent at random is below 10^-this (estimated from value lengths and counts).
     Default 8, range [0, 1000]."""
+
+    range_spread_surprise: float = _num(8.0, 0.0, 1000.0)
+    """A value-only numeric link is chance when the child's values span so small a part of the
+    parent's range (numeric ``min_value``/``max_value`` from the profiles) that a child drawn from
+    the parent's keys would spread wider with probability below 10^-this: small counters,
+    quantities and sequence numbers sit at the low end of every dense surrogate range. Default 8
+    (the scale of ``nameless_min_surprise``),
+    range [0, 1000]; 0 turns the rule off."""
 
     max_candidates_per_child: int = _num(8, 1, 1000)
     """At most this many parent candidates are scored per child column. Default 8."""

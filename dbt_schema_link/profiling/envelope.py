@@ -234,6 +234,7 @@ def containment_result(raw: dict[str, Any]) -> ContainmentResult:
         parent_column=str(raw.get("parent_column", "")),
         child_distinct=_count(raw.get("child_distinct")),
         matched=_count(raw.get("matched")),
+        orphan_rows=_opt_count(raw.get("orphan_rows")),
     )
 
 

@@ -76,6 +76,8 @@ class ContainmentResult:
     parent_column: str
     child_distinct: int
     matched: int
+    #: child rows whose value the parent lacks (None: not measured, an older package's macro)
+    orphan_rows: int | None = None
 
     @property
     def containment(self) -> float:

@@ -54,7 +54,8 @@ def test_sql(project: Project, link: AcceptedLink, child: Relation, parent: Rela
                             "parent": link.parent.relation, "parent_column": link.parent.column,
                             "relationship_type": link.relationship_type.meta_value,
                             "confidence": round(link.confidence, 3), "evidence": link.evidence_summary}}
-    config = (f"{{{{ config(severity={json.dumps(options.severity)}, tags={json.dumps([options.tag])}, "
+    thresholds = "".join(f"{k}={json.dumps(v)}, " for k, v in link.threshold_config().items())
+    config = (f"{{{{ config(severity={json.dumps(options.severity)}, {thresholds}tags={json.dumps([options.tag])}, "
               f"meta={json.dumps(meta, sort_keys=True)}) }}}}")
     c, p = _column(link.child.column, project.adapter_type), _column(link.parent.column, project.adapter_type)
     return (

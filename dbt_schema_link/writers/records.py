@@ -26,6 +26,8 @@ class AcceptedLink:
     relationship_type: RelationshipType = RelationshipType.MANY_TO_ONE
     evidence_summary: str = ""
     declared_elsewhere: bool = False  # e.g. a warehouse FK or another tool: materialise it
+    #: a partial link's orphan child rows today: its test passes at this count, fails above it
+    tolerated_orphan_rows: int | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.relationship_type, RelationshipType):
@@ -44,8 +46,19 @@ class AcceptedLink:
         """The writer's view of one link record: a declared one is materialised as declared
         elsewhere (a warehouse FK, a semantic entity); the summary names its strongest signals."""
         top = sorted(link.evidence, key=lambda e: -e.contribution)[:3]
+        orphans = link.orphans.rows if link.orphans is not None and link.kind is not LinkKind.DECLARED else None
         return cls(link.child, link.parent, link.confidence, link.cardinality,
-                   "; ".join(e.signal.value for e in top), declared_elsewhere=link.kind is LinkKind.DECLARED)
+                   "; ".join(e.signal.value for e in top), declared_elsewhere=link.kind is LinkKind.DECLARED,
+                   tolerated_orphan_rows=orphans or None)
+
+    def threshold_config(self) -> dict[str, str]:
+        """dbt's ``warn_if``/``error_if`` for a partial link (empty otherwise): the test counts
+        orphan child rows, so it passes on today's count and reports growth at its severity
+        (both keys are test configs on dbt 1.8-1.12)."""
+        if not self.tolerated_orphan_rows:
+            return {}
+        bar = f"> {self.tolerated_orphan_rows}"
+        return {"warn_if": bar, "error_if": bar}
 
 
 class ChangeKind(str, Enum):

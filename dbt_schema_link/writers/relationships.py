@@ -173,12 +173,16 @@ def build_test(link: AcceptedLink, parent: Relation, syntax: DbtSyntax, options:
         schema_link["evidence"] = plain(safe_text(link.evidence_summary))
     if link.declared_elsewhere:
         schema_link["declared_elsewhere"] = True
+    if link.tolerated_orphan_rows:
+        schema_link["orphan_rows"] = link.tolerated_orphan_rows
     schema_link["version"] = plain(__version__)
     meta = CommentedMap()
     meta["relationship_type"] = link.relationship_type.meta_value
     meta["schema_link"] = schema_link
     config = CommentedMap()
     config["severity"] = options.declared_severity if link.declared_elsewhere else options.severity
+    for key, value in link.threshold_config().items():
+        config[key] = plain(value)
     config["tags"] = flow_seq([options.tag])
     config["meta"] = meta
     body = CommentedMap()

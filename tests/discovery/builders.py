@@ -125,6 +125,8 @@ class Warehouse:
                     max_len=max((len(t) for t in texts), default=None), minhash=minhash(distinct),
                     top_values=tuple(v for v, _ in counts.most_common(10)) if 0 < len(distinct) <= 50 else None,
                     flag_words=bool(texts) and all(t.lower() in _FLAGS for t in distinct),
+                    min_value=min(numbers) if (numbers := _numbers(vals)) else None,
+                    max_value=max(numbers) if numbers else None,
                 )
             out[uid] = RelationProfile(uid, rel.relation_name or uid, rows, False, None, cols)
         return ProfileSet(adapter=self.adapter, k=K, package_version="0.1.0", relations=out)
@@ -136,11 +138,21 @@ class Warehouse:
                 calls.append(pairs)
             out = {}
             for c, p in pairs:
-                a = {canonical(v) for v in self.values.get((c.relation, c.column.lower()), []) if v is not None}
+                rows = [canonical(v) for v in self.values.get((c.relation, c.column.lower()), []) if v is not None]
+                a = set(rows)
                 b = {canonical(v) for v in self.values.get((p.relation, p.column.lower()), []) if v is not None}
-                out[(c, p)] = ContainmentResult(c.relation, c.column, p.relation, p.column, len(a), len(a & b))
+                out[(c, p)] = ContainmentResult(c.relation, c.column, p.relation, p.column, len(a), len(a & b),
+                                                orphan_rows=sum(1 for v in rows if v not in b))
             return out
         return verify
+
+
+def _numbers(values: Sequence) -> list[float]:
+    """The values as numbers when every non-null one is a number (the profile's min/max), else []."""
+    present = [v for v in values if v is not None]
+    if not present or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
+        return []
+    return [float(v) for v in present]
 
 
 def pairs(links) -> set[tuple[str, str]]:

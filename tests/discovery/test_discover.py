@@ -280,6 +280,21 @@ def test_a_large_child_domain_may_link_by_values_alone():
     assert run(w).inferred == []
 
 
+def test_small_numbers_at_the_low_end_of_a_dense_key_range_are_chance():
+    rng = random.Random(14)
+    w = Warehouse()
+    w.table("customers", {"customer_id": (INT, ids(3000))})
+    # a counter 1..300: hundreds of distinct values, all inside the dense key range
+    w.table("tickets", {"ticket_id": (INT, ids(400, 70000)), "src": (INT, sample(rng, ids(300), 400))})
+    links = run(w, min_confidence=TRAP_BAR)
+    assert links.inferred == []
+    assert [(r.trap, r.child.column) for r in links.rejected] == [(Trap.SMALL_SUBSET, "src")]
+    assert "fill a small part of the parent's range 1..3000" in links.rejected[0].detail
+    # the rule is a setting (0: off): without it the counter links by values alone
+    assert pairs(run(w, min_confidence=TRAP_BAR, range_spread_surprise=0).inferred) == {
+        ("tickets.src", "customers.customer_id")}
+
+
 def test_values_that_fit_several_keys_need_a_name():
     rng = random.Random(12)
     w = Warehouse()
@@ -364,6 +379,76 @@ def test_exact_containment_is_recorded_and_can_refute_an_estimate():
 
     refuted = discover(w.project(), w.profiles(), DiscoverySettings(), verify=liar)
     assert refuted.inferred == []
+
+
+def orphaned_orders(orphan_share: float, child_column: str = "customer_id", orphan_keys: int = 20):
+    """customers 1..50; orders whose child values miss the parent for ``orphan_share`` of the rows
+    (``orphan_keys`` keys 51.. that were never loaded: a late-arriving dimension)."""
+    rng = random.Random(5)
+    w = Warehouse()
+    w.table("customers", {"customer_id": (INT, ids(50)), "name": (TEXT, [f"c{i}" for i in range(50)])})
+    values = [rng.choice(ids(orphan_keys, 51)) if rng.random() < orphan_share else rng.choice(ids(50)) for _ in range(300)]
+    w.table("orders", {"order_id": (INT, ids(300, 5000)), child_column: (INT, values)})
+    return w, values
+
+
+def test_named_pair_with_orphans_is_a_partial_link_with_its_orphan_counts():
+    w, values = orphaned_orders(0.2)
+    links = run(w)
+    (link,) = links.inferred
+    assert pairs([link]) == {("orders.customer_id", "customers.customer_id")}
+    orphan_values = {v for v in values if v > 50}
+    assert link.orphans is not None
+    assert (link.orphans.values, link.orphans.of_values) == (len(orphan_values), len(set(values)))
+    assert link.orphans.rows == sum(1 for v in values if v > 50)
+    exact = next(e for e in link.evidence if e.signal is Signal.EXACT_CONTAINMENT)
+    assert exact.strength > 0 and f"{len(orphan_values)} orphan values in {link.orphans.rows} child rows" in exact.detail
+    assert "orphan" in render_markdown(links)
+    # the JSON record keeps the counts; a link without orphans carries none
+    assert LinkSet.from_json(links.to_json()).inferred[0].orphans == link.orphans
+    assert run(customers_orders()).inferred[0].orphans is None
+
+
+def test_a_same_named_sibling_with_orphans_does_not_beat_the_key_that_holds_every_value():
+    # the real parent shares no name with the child (friend.student_id -> highschooler.id); a
+    # sibling child column of the same name is unique and holds part of the values
+    rng = random.Random(6)
+    w = Warehouse()
+    w.table("highschooler", {"id": (INT, ids(60, 1000)), "name": (TEXT, [f"h{i}" for i in range(60)])})
+    students = rng.sample(ids(60, 1000), 40)
+    w.table("likes", {"student_id": (INT, rng.sample(students, 25)), "liked_id": (INT, rng.sample(ids(60, 1000), 25))})
+    w.table("friend", {"student_id": (INT, [rng.choice(students) for _ in range(200)])})
+    found = {p for p in pairs(run(w).inferred) if p[0] == "friend.student_id"}
+    assert found == {("friend.student_id", "highschooler.id")}
+
+
+def test_orphans_refute_a_pair_only_names_do_not_vouch_for():
+    # without a name saying they join, a child a fifth outside the parent is no link
+    w, _ = orphaned_orders(0.2, child_column="ref_value")
+    assert run(w, min_confidence=TRAP_BAR).inferred == []
+    # with names, a child mostly outside the parent is still refuted
+    w, _ = orphaned_orders(0.6, orphan_keys=80)
+    assert run(w).inferred == []
+    # and the partial bar is a setting: at the strict bar the named pair is refuted too
+    w, _ = orphaned_orders(0.2)
+    assert run(w, partial_min_containment=0.9).inferred == []
+
+
+def test_a_named_pair_the_data_contradicts_is_reported_as_its_own_kind():
+    w = Warehouse()
+    w.table("customers", {"customer_id": (INT, ids(50)), "name": (TEXT, [f"c{i}" for i in range(50)])})
+    # a dev environment: none of the 11 customers the payments name were loaded
+    w.table("payments", {"payment_id": (INT, ids(40, 7000)), "customer_id": (INT, [900 + i % 11 for i in range(40)])})
+    links = run(w)
+    assert links.inferred == []
+    (r,) = [r for r in links.rejected if r.trap is Trap.CONTRADICTED]
+    assert (r.child.column, r.parent.column) == ("customer_id", "customer_id")
+    assert r.detail == "named, contradicted by data: 0 of 11 child values found in the parent"
+    assert r.would_be_confidence >= 0.5  # what the names alone say
+    md = render_markdown(links)
+    assert "## Named, contradicted by data" in md and "0 of 11 child values" in md
+    # without the exact check there is nothing that contradicts the names
+    assert not any(r.trap is Trap.CONTRADICTED for r in run(w, verify=False).rejected)
 
 
 def test_works_without_profiles_and_without_verifier():
