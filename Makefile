@@ -30,10 +30,11 @@ demo: install
 
 # Two workers, one per core of the machines we run on: the suite is mostly dbt subprocesses on
 # one core at a time. --dist loadscope keeps a module's tests (and its built project) on one
-# worker; session fixtures (the PostgreSQL server, the example build) run once per worker.
+# worker, in collection order (--no-loadscope-reorder: the modules marked slow are collected
+# first, tests/conftest.py); session fixtures (the PostgreSQL server, the example build) run once per worker.
 TEST_WORKERS ?= 2
 
 test: install
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope --durations=10
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder --durations=10
 	# Write-back against the other supported dbt versions (1.8.x, 1.12.0), each in its own venv.
 	PYTHON=$(abspath $(BIN))/python BASE_PYTHON=$(PYTHON) tests/writers/multiversion.sh 1.8 1.12

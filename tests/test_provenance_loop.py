@@ -22,7 +22,7 @@ import pytest
 from tests.conftest import BuiltProject, base_env
 from tests.reliability.projects import write_project
 
-pytestmark = pytest.mark.dbt
+pytestmark = [pytest.mark.dbt, pytest.mark.slow]
 pytest.importorskip("mcp", reason="the mcp extra is not installed")
 
 from mcp import ClientSession  # noqa: E402

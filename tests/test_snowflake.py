@@ -20,7 +20,7 @@ from tests.support.snowflake import FakesnowServer, SnowflakeUnavailable, fakesn
 from tests.test_example_profile import _shape
 from tests.test_spark import check_equal_to_the_duckdb_golden, check_ground_truth_verified_exactly, check_write_then_dbt_test
 
-pytestmark = [pytest.mark.snowflake, pytest.mark.dbt]
+pytestmark = [pytest.mark.snowflake, pytest.mark.dbt, pytest.mark.slow]
 
 #: DuckDB's type of a sum of integers, which the emulator reports as FLOAT (Snowflake:
 #: NUMBER(38,0)); docs/snowflake_emulator.md.

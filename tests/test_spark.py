@@ -20,7 +20,7 @@ from tests.support.spark import SparkUnavailable, check_spark, run_in_one_sessio
 from tests.test_example_links import _check_against_ground_truth, _col
 from tests.test_example_profile import _shape, assert_same_profiles
 
-pytestmark = [pytest.mark.spark, pytest.mark.dbt]
+pytestmark = [pytest.mark.spark, pytest.mark.dbt, pytest.mark.slow]
 
 GOLDEN_LINKS = REPO / "tests" / "golden" / "shop_links.json"
 SENTINEL = "@@schema_link@@ "

@@ -16,7 +16,7 @@ import pytest
 
 from tests.conftest import BuiltProject
 
-pytestmark = pytest.mark.dbt
+pytestmark = [pytest.mark.dbt, pytest.mark.slow]
 pytest.importorskip("mcp", reason="the mcp extra is not installed")
 
 from mcp import ClientSession  # noqa: E402

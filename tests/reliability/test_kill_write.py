@@ -26,7 +26,7 @@ import pytest
 from tests.conftest import BuiltProject, base_env
 from tests.reliability.projects import build, cli, write_project
 
-pytestmark = pytest.mark.dbt
+pytestmark = [pytest.mark.dbt, pytest.mark.slow]
 
 MODELS = 20
 KILLS = 100
