@@ -18,7 +18,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from convbench.runner import _read_json, _write_json, point_package_at
+from convbench.runner import RunOptions, _read_json, _write_json, point_package_at
 from convbench.split import Half, half_of
 from fkbench import product
 from fkbench.databases import BenchDatabase, GroundTruth, ground_truth
@@ -46,17 +46,6 @@ class DirtResult:
     @property
     def ok(self) -> bool:
         return self.error is None and self.run is not None and self.run.error is None and self.links_json is not None
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    repo_root: Path
-    workdir: Path
-    seed: int
-    rebuild: bool = False
-    score_only: bool = False
-    link_args: tuple[str, ...] = ()
-    timeout_s: float = 1800
 
 
 def run_task(db: BenchDatabase, variant: Variant, opts: RunOptions) -> DirtResult:
