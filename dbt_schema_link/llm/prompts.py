@@ -22,9 +22,12 @@ BEGIN, END = "<<<DATA", "DATA>>>"
 #: How the answers of the JSON stages and the SQL stage start on a completion endpoint (a base
 #: model continues a started answer; chat endpoints ignore these), and where they end.
 JSON_ANSWER_PREFIX = '{"columns": ["'
-JSON_ANSWER_STOP = ("\n",)
+# "]" closes the list (the last name keeps its closing quote); a base model that does not close
+# it tends to start the prompt's pattern over ("\nQuestion:") or count on (no newline) until the
+# token cap, which on a CPU costs minutes a question.
+JSON_ANSWER_STOP = ("\n", "]")
 SQL_ANSWER_PREFIX = "SELECT "
-SQL_ANSWER_STOP = (";", "\n\n")
+SQL_ANSWER_STOP = (";", "\n\n", "\nQuestion:", "\nAnswer:")
 
 HALLUCINATE_SYSTEM = (
     "You design database schemas. Given a question, propose the minimal relational schema that a "

@@ -47,11 +47,12 @@ from dbt_schema_link.llm.parse import (
 
 #: Temperature of those samples.
 SAMPLE_TEMPERATURE = 1.0
-#: Longest answers accepted per stage (tokens).
+#: Longest answers accepted per stage (tokens): a column list of about two dozen `table.column`
+#: names, a Spider/BIRD-sized query. Caps, not targets: a model that rambles costs this much.
 HALLUCINATE_MAX_TOKENS = 300
 RERANK_MAX_TOKENS = 2
-FORWARD_MAX_TOKENS = 400
-BACKWARD_MAX_TOKENS = 600
+FORWARD_MAX_TOKENS = 200
+BACKWARD_MAX_TOKENS = 300
 #: Hallucinated elements used as probes at most.
 MAX_PROBES = 24
 #: Columns each probe offers to the collective selection.
