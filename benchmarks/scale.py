@@ -125,6 +125,7 @@ def run_data_size(w, work: Path, args) -> dict:
         for step in (["deps"], ["run"], ["docs", "generate"]):
             dbt(project, *step)
     log("profiling cost: dbt start-up, plain scan, hash floor, exact and default profiling ...")
+    load_before = os.getloadavg()[0]  # ratios of one run on a shared machine: the load goes beside them
     noop = dbt(project, "run-operation", "scalebench_noop")
     scan_s = max(dbt(project, "run-operation", "scalebench_count_all") - noop, 1e-3)
     floor_s = max(dbt(project, "run-operation", "scalebench_count_all", "--args", "{hash: true}") - noop, 1e-3)
@@ -150,11 +151,25 @@ def run_data_size(w, work: Path, args) -> dict:
                         "profile_floor_ratio": round(prof_s / floor_s, 2), "profile_peak_mib": m.peak_mib})
             out.update(inferred)
             out.update(scored)
+            out.update(_sampled(project))
+    out["load_avg_1m"] = f"{load_before:.2f} -> {os.getloadavg()[0]:.2f}"
     if w.size.name == "S" and not args.skip_peer:
         from scalebench.pg import side_by_side  # noqa: PLC0415
 
         out.update(side_by_side(w, db, project, work / "pg", Path(args.peer_venv), args.peer_timeout, log))
     return out
+
+
+def _sampled(project: Path) -> dict:
+    """How many relations the default mode sampled, by sample method (the profile cache)."""
+    cache = json.loads((project / "target" / "schema_link" / "profiles.json").read_text(encoding="utf-8"))
+    methods: dict[str, int] = {}
+    for entry in cache["relations"].values():
+        prof = entry["profile"]
+        if prof.get("sampled"):
+            method = prof.get("sample_method") or "rows"
+            methods[method] = methods.get(method, 0) + 1
+    return {"sampled_relations": ", ".join(f"{n} by {m}" for m, n in sorted(methods.items())) or "none"}
 
 
 def run_metadata_size(w, work: Path, args) -> dict:
@@ -226,6 +241,8 @@ def render(result: dict) -> str:
     add("profile_seconds", "profile, default mode", " s")
     add("profile_ratio", "default profiling / scan", "x")
     add("profile_floor_ratio", "default profiling / hash floor", "x")
+    add("sampled_relations", "  relations sampled (default mode)")
+    add("load_avg_1m", "load average (1 min) before -> after profiling")
     add("inference_seconds", "inference (discover)", " s")
     add("inference_load_seconds", "  + reading artifacts/profiles", " s")
     add("inference_peak_mib", "inference peak memory", " MiB", "{:.0f}")

@@ -9,12 +9,13 @@ test_option_schema.py fails when a checked-in macro differs from what this modul
 from __future__ import annotations
 
 import sys
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.fileio import atomic_write_text
-from dbt_schema_link.profiling.options import OPTION_SCHEMA
+from dbt_schema_link.profiling.options import OPTION_SCHEMA, SAMPLING
 from dbt_schema_link.profiling.records import FLAG_WORDS
 
 OPTIONS_MACRO_FILE = "schema_link_option_schema.sql"
@@ -47,7 +48,8 @@ def jinja_literal(value: Any) -> str:
 
 def options_macro() -> str:
     """`schema_link__option_schema()`: every option's name, kind, default and bounds, in order
-    (what `schema_link_resolve_options` fills in and checks)."""
+    (what `schema_link_resolve_options` fills in and checks); `schema_link__sampling_settings()`:
+    SAMPLING."""
     rows = [
         "        " + jinja_literal({"name": s.name, "kind": s.kind.value, "default": s.default,
                                     "low": s.low, "high": s.high})
@@ -56,6 +58,9 @@ def options_macro() -> str:
     return (_HEADER % "dbt_schema_link/profiling/options.py (OPTION_SCHEMA)"
             + "{% macro schema_link__option_schema() %}\n"
             + "    {{ return([\n" + ",\n".join(rows) + "\n    ]) }}\n"
+            + "{% endmacro %}\n\n"
+            + "{% macro schema_link__sampling_settings() %}\n"
+            + "    {{ return(" + jinja_literal(asdict(SAMPLING)) + ") }}\n"
             + "{% endmacro %}\n")
 
 

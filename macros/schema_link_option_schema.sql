@@ -17,3 +17,7 @@
         {'name': 'packages', 'kind': 'names', 'default': none, 'low': none, 'high': none}
     ]) }}
 {% endmacro %}
+
+{% macro schema_link__sampling_settings() %}
+    {{ return({'recovery_groups': 4096}) }}
+{% endmacro %}

@@ -2,7 +2,8 @@
     run schema_link_profile_sql once per chunk of max_columns_per_query columns (so a relation is
     read once, or once per chunk when wide) and return what the statements returned, as plain JSON
     types (the envelope's `relation` document, docs/envelope.md; Python assembles the profile):
-    {database, schema, identifier, relation, row_estimate, sampled, sample_percent, k, top_n,
+    {database, schema, identifier, relation, row_estimate, sampled, sample_percent, sample_method
+     ('rows' or 'values', schema_link_sample_method; none unless sampled), k, top_n,
      top_max_distinct, columns: [{name, data_type, skipped}], chunks: [{columns, fields, rows}]}.
     A chunk's `columns` are the relation positions of its statement's col_idx 0, 1, ...; `fields`
     the statement's column names (schema_link_profile_sql), `rows` its rows.
@@ -57,6 +58,7 @@
         'top_n': opts.top_n,
         'top_max_distinct': opts.top_max_distinct,
         'sample_percent': opts.sample_percent if sampled else none,
+        'sample_method': dbt_schema_link.schema_link_sample_method() if sampled else none,
         'sample_seed': opts.sample_seed,
     } -%}
 
@@ -87,6 +89,7 @@
         'row_estimate': estimate,
         'sampled': sampled,
         'sample_percent': opts.sample_percent if sampled else none,
+        'sample_method': sql_options.sample_method,
         'k': opts.k,
         'top_n': opts.top_n,
         'top_max_distinct': opts.top_max_distinct,
@@ -132,14 +135,14 @@
         }) -%}
     {%- endfor -%}
     {{ return({
-        'row_count': profile.row_estimate if profile.sampled else counted.rows,
+        'row_count': profile.row_estimate if (profile.sampled and profile.sample_method != 'values') else counted.rows,
         'columns': columns,
     }) }}
 {% endmacro %}
 
-{#- The row count of a profile for the run-operation's summary: the estimate when sampled -#}
+{#- The row count of a profile for the run-operation's summary: the estimate when rows were sampled -#}
 {% macro schema_link__row_count(profile) %}
-    {%- if profile.sampled -%}
+    {%- if profile.sampled and profile.sample_method != 'values' -%}
         {{ return(profile.row_estimate or 0) }}
     {%- endif -%}
     {%- for chunk in profile.chunks -%}

@@ -35,8 +35,28 @@
     {{ return('(' ~ (quoted | join(', ')) ~ ')') }}
 {% endmacro %}
 
+{#- A predicate true when a distinct value is outside the flag words, cheaper than lower(v) on
+    every value (that was a tenth of a relation's profiling): a numeric column compares its number
+    `x` with the numeric flag words, and text is lowered only when short enough to be one. -#}
+{% macro schema_link__not_flag_sql(v, x) %}
+    {%- set words = dbt_schema_link.schema_link__flag_vocabulary() -%}
+    {%- set numbers = [] -%}
+    {%- for w in words if w.lstrip('-').isdigit() -%}{%- do numbers.append(w) -%}{%- endfor -%}
+    {%- set longest = words | map('length') | max -%}
+    {%- set numeric_test = (x ~ ' not in (' ~ (numbers | join(', ')) ~ ')') if numbers else 'true' -%}
+    {{ return('case when ' ~ x ~ ' is not null then ' ~ numeric_test ~ ' else not (length(' ~ v ~ ') <= ' ~ longest
+              ~ ' and lower(' ~ v ~ ') in ' ~ dbt_schema_link.schema_link__flag_values() ~ ') end') }}
+{% endmacro %}
+
+{#- Whether the statement keeps the values whose hash is below the threshold shared by every column
+    (sample_method 'values', schema_link_sample_method), not a sample of rows. -#}
+{% macro schema_link__value_sampled(options) %}
+    {{ return(options.get('sample_percent') is not none and options.get('sample_method') == 'values') }}
+{% endmacro %}
+
+{#- The sample clause of a row sample; empty when nothing is sampled or values are (they read every row) -#}
 {% macro schema_link__sample_sql(relation, columns, options) %}
-    {%- if options.get('sample_percent') is none -%}
+    {%- if options.get('sample_percent') is none or dbt_schema_link.schema_link__value_sampled(options) -%}
         {{ return('') }}
     {%- endif -%}
     {%- set keys = [] -%}
@@ -305,6 +325,7 @@
     {%- set top_n = options.get('top_n', 10) | int -%}
     {%- set top_max = options.get('top_max_distinct', 50) | int -%}
     {%- set sample = dbt_schema_link.schema_link__sample_sql(relation, columns, options) | trim -%}
+    {%- set by_value = dbt_schema_link.schema_link__value_sampled(options) -%}
     {%- if columns | length == 0 -%}
     {{ return(dbt_schema_link.schema_link__relation_row_sql(relation, columns, options)) }}
     {%- endif -%}
@@ -313,13 +334,20 @@
     {%- set sketches = adapter.dispatch('schema_link_sketch_values', 'dbt_schema_link') -%}
     {%- set canonical = adapter.dispatch('schema_link_canonical_text', 'dbt_schema_link') -%}
     {%- set numeric = adapter.dispatch('schema_link_numeric_type', 'dbt_schema_link') -%}
-    {%- set flag_values = dbt_schema_link.schema_link__flag_values() -%}
+    {%- set not_flag = dbt_schema_link.schema_link__not_flag_sql('v', 'x_lo') -%}
+    {%- if by_value -%}
+        {#- DuckDB's hash is UBIGINT: the threshold is sample_percent of its range -#}
+        {%- set recovery_groups = dbt_schema_link.schema_link__sampling_settings().recovery_groups -%}
+        {%- set threshold = [((options.sample_percent | float) / 100.0 * 18446744073709551615) | int,
+                             18446744073709551615 - recovery_groups] | min -%}
+        {%- set threshold = threshold ~ '::ubigint' -%}
+    {%- endif -%}
     {%- set quoted = [] -%}
     {%- set sketched = [] -%}
     {%- set counted = [] -%}
     {%- for col in columns -%}
         {%- set q = quote(col.name) -%}
-        {%- set item = {'idx': loop.index0, 'q': q, 'numeric': numeric(col.data_type)} -%}
+        {%- set item = {'idx': loop.index0, 'q': q, 'numeric': numeric(col.data_type), 'data_type': col.data_type} -%}
         {%- do quoted.append(q) -%}
         {%- if sketches(col.data_type) -%}
             {%- do item.update({'text': canonical(q, col.data_type)}) -%}
@@ -343,11 +371,45 @@
 
     vals as (
     {%- for c in sketched %}
+    {%- set x = ('cast(' ~ c.q ~ ' as double)') if c.numeric else 'cast(null as double)' %}
+    {%- if by_value %}
+        {#- Each value is grouped by its hash g: kept (below the threshold) when g < threshold;
+            the others fall into `recovery_groups` groups past it. A group of those that holds one
+            value (its least and greatest hash agree) still names it, so a column whose every such
+            group does is profiled exactly; otherwise (s) its dropped rows count as non-null rows
+            with no value, and distinct_count is scaled. -#}
+        select {{ c.idx }} as col_idx, {{ canonical('r', c.data_type) }} as v, n, nn, x_lo, x_hi,
+            cast(null as bigint) as len_lo, cast(null as bigint) as len_hi, s
+        from (
+            select case when kept or not s then r end as r, n, nn, x_lo, x_hi, s
+            from (
+                select g < {{ threshold }} as kept, r, n, nn, x_lo, x_hi,
+                    coalesce(bool_or(g >= {{ threshold }} and h_lo <> h_hi) over (), false) as s
+                from (
+                    select g, arbitrary(c) as r, count(*) as n, count(c) as nn, min(h) as h_lo, max(h) as h_hi,
+                        min(x) as x_lo, max(x) as x_hi
+                    from (
+                        select c, h, x,
+                            case when c is not null then
+                                case when h < {{ threshold }} then h else {{ threshold }} + h % {{ recovery_groups }} end
+                            end as g
+                        from (
+                            select {{ c.q }} as c, hash({{ c.text }}) as h, {{ x }} as x
+                            from {{ source }}
+                        ) as read_once
+                    ) as hashed
+                    group by g
+                ) as grouped
+            ) as judged
+        ) as kept
+    {%- else %}
         select {{ c.idx }} as col_idx, {{ c.text }} as v, count(*) as n,
-            {{ ('cast(' ~ c.q ~ ' as double)') if c.numeric else 'cast(null as double)' }} as x
+            case when {{ c.q }} is null then 0 else count(*) end as nn, {{ x }} as x_lo, {{ x }} as x_hi,
+            cast(null as bigint) as len_lo, cast(null as bigint) as len_hi, false as s
         from {{ source }}
         group by {{ c.q }}
-        {{- '\n        union all' if not loop.last }}
+    {%- endif %}
+        {{- '\n        union all\n' if not loop.last }}
     {%- endfor %}
     ),
 
@@ -357,13 +419,15 @@
             v is null as is_null,
             hash(v) % {{ k }} as bucket,
             sum(n) as n,
+            sum(nn) as nn,
             count(v) as d,
-            min(length(v)) as min_len,
-            max(length(v)) as max_len,
+            min(coalesce(len_lo, length(v))) as min_len,
+            max(coalesce(len_hi, length(v))) as max_len,
             min(hash(v)) as minimum,
-            count(v) filter (where lower(v) not in {{ flag_values }}) as flag_bad,
-            min(x) as min_value,
-            max(x) as max_value{{ ',' if top_n > 0 }}
+            count(v) filter (where {{ not_flag }}) as flag_bad,
+            min(x_lo) as min_value,
+            max(x_hi) as max_value,
+            bool_or(s) as s{{ ',' if top_n > 0 }}
             {%- if top_n > 0 %}
             {#- both sorted by n descending, so they pair up; cheaper than one list of structs -#}
             arg_max(v, n, {{ top_n }}) as top_values,
@@ -377,9 +441,11 @@
         select
             col_idx,
             sum(n) as row_count,
-            coalesce(sum(n) filter (where not is_null), 0) as non_null,
-            coalesce(sum(d), 0) as distinct_count,
-            false as distinct_approx,
+            coalesce(sum(nn), 0) as non_null,
+            {#- a value sample holds about sample_percent of the distinct values -#}
+            case when bool_or(s) then cast(round(coalesce(sum(d), 0) * {{ 100.0 / (options.sample_percent | float) if by_value else 1 }}) as bigint)
+                else coalesce(sum(d), 0) end as distinct_count,
+            coalesce(bool_or(s), false) as distinct_approx,
             min(min_len) as min_len,
             max(max_len) as max_len,
             string_agg(bucket || ':' || minimum, ',' order by bucket) filter (where not is_null) as minhash,
@@ -388,7 +454,7 @@
             max(max_value) as max_value,
             {%- if top_n > 0 %}
             case
-                when sum(d) between 1 and {{ top_max }}
+                when not bool_or(s) and sum(d) between 1 and {{ top_max }}
                     then cast(to_json([t.v for t in list_sort([{'n': z[1], 'v': z[2]} for z in list_zip(
                         flatten(list(top_counts order by bucket) filter (where not is_null)),
                         flatten(list(top_values order by bucket) filter (where not is_null)))], 'DESC')][1:{{ top_n }}]) as varchar)

@@ -5,6 +5,22 @@
     {{ return(adapter.dispatch('schema_link_sample_clause', 'dbt_schema_link')(percent, seed, key_expr)) }}
 {% endmacro %}
 
+{#- How a relation above sample_rows is sampled: 'rows' (the sample clause above: statistics
+    describe about sample_percent of the rows) or 'values' (every row is read and each column keeps
+    the values whose hash is below sample_percent of the hash range, one threshold shared by every
+    column, so samples of a child and its parent hold the same values; counts of rows are exact). -#}
+{% macro schema_link_sample_method() %}
+    {{ return(adapter.dispatch('schema_link_sample_method', 'dbt_schema_link')()) }}
+{% endmacro %}
+
+{% macro default__schema_link_sample_method() %}
+    {{ return('rows') }}
+{% endmacro %}
+
+{% macro duckdb__schema_link_sample_method() %}
+    {{ return('values') }}
+{% endmacro %}
+
 {% macro schema_link__percent_text(percent) %}
     {%- set p = percent | float -%}
     {%- if p <= 0 or p > 100 -%}

@@ -13,6 +13,7 @@ from dbt_schema_link.profiling.envelope import (
     relation_profile,
     relation_profile_to_json,
 )
+from dbt_schema_link.profiling.records import SampleMethod
 from dbt_schema_link.profiling.sketch import densify, parse_buckets
 from tests.support.profile_rows import relation_doc
 
@@ -124,6 +125,23 @@ def test_a_sampled_relation_counts_the_estimate():
     prof = assemble_relation(doc)
     assert (prof.row_count, prof.sampled, prof.sample_percent) == (5000, True, 10.0)
     assert prof.column("id").non_null == 480
+    assert prof.sample_method is SampleMethod.ROWS and prof.row_fraction == 0.1
+
+
+def test_a_value_sample_counts_every_row():
+    """A value-coordinated sample read every row: its counted rows are the row count, and its
+    statistics need no scaling by the fraction of rows (discovery's sample_fraction)."""
+    doc = relation_doc("model.p.big", "big", [{"name": "id", "data_type": "INTEGER", "non_null": 5000,
+                                               "distinct_count": 4900, "distinct_approx": True}],
+                       row_count=5000, sampled=True, row_estimate=4000, sample_percent=10.0,
+                       sample_method="values")
+    prof = assemble_relation(doc)
+    assert (prof.row_count, prof.sampled, prof.sample_method, prof.row_fraction) == (5000, True, SampleMethod.VALUES, 1.0)
+    assert prof.column("id").distinct == 4900 and prof.column("id").distinct_approx
+    back = relation_profile(relation_profile_to_json(prof))  # the cache keeps the method
+    assert back.sample_method is SampleMethod.VALUES and back.row_fraction == 1.0
+    with pytest.raises(WarehouseError, match="sample_method"):
+        assemble_relation({**doc, "sample_method": "blocks"})
 
 
 def test_no_columns_is_the_row_count_alone():

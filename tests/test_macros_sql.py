@@ -551,6 +551,11 @@ def test_duckdb_profile_sql_executes() -> None:
     # sampled: fewer rows, still one statement
     sampled = h.call("schema_link_profile_sql", rel, ODD_COLUMNS, {"k": 8, "sample_percent": 50, "sample_seed": 1})
     assert 0 < con.execute(sampled).fetchone()[1] < 100
+    # a sample of values reads every row: the same counts as the full profile
+    by_value = h.call("schema_link_profile_sql", rel, ODD_COLUMNS,
+                      {"k": 8, "top_n": 3, "sample_percent": 50, "sample_seed": 1, "sample_method": "values"})
+    assert "using sample" not in by_value
+    assert {r[0]: r[1:3] for r in con.execute(by_value).fetchall()} == {i: (100, rows[i]["non_null"]) for i in rows}
     # no columns: the row count alone
     assert con.execute(h.call("schema_link_profile_sql", rel, [], {"k": 8, "sample_percent": None})).fetchall() == [
         (None, 100) + (None,) * 2 + (False,) + (None,) * 8]
@@ -558,6 +563,50 @@ def test_duckdb_profile_sql_executes() -> None:
     pairs = [{"child_relation": rel, "child_column": "customer_id", "parent_relation": rel, "parent_column": "order"}]
     res = con.execute(h.call("schema_link_containment_sql", pairs)).fetchall()
     assert res == [(0, 3, 3, 0)]  # pair, child distinct, matched, orphan rows
+
+
+def test_duckdb_value_sample_keeps_the_values_below_one_threshold() -> None:
+    """A value-coordinated sample (sample_method 'values') on real DuckDB: row and non-null counts
+    exact; a low-cardinality column profiled exactly (its values above the threshold are named by
+    their recovery groups); a high-cardinality one keeps the values whose hash is below the
+    threshold, so its signature is the full column's wherever a bucket's minimum is kept, a
+    child's kept values are its parent's (one threshold for both), and its distinct count is
+    scaled by the kept fraction."""
+    duckdb = pytest.importorskip("duckdb")
+    con = duckdb.connect()
+    con.execute("create schema s")
+    con.execute("create table s.child as select i % 20000 as parent_id, i % 7 as kind, "
+                "case when i % 3 = 0 then null else 'c' || (i % 5000) end as code from range(60000) r(i)")
+    con.execute("create table s.parent as select cast(i as varchar) as id from range(30000) r(i)")
+    h = Harness("duckdb")
+    cols = [{"name": "parent_id", "data_type": "bigint"}, {"name": "kind", "data_type": "integer"},
+            {"name": "code", "data_type": "varchar"}]
+    base = {"k": 64, "top_n": 3, "top_max_distinct": 50, "sample_seed": 1}
+
+    def profile(table: str, columns: list, **opts: Any) -> dict:
+        rel = FakeRelation("memory", "s", table)
+        rel.type = "table"
+        cur = con.execute(h.call("schema_link_profile_sql", rel, columns, {**base, **opts}))
+        names = [d[0] for d in cur.description]
+        return {r[0]: dict(zip(names, r)) for r in cur.fetchall()}
+
+    exact = profile("child", cols, sample_percent=None)
+    sampled = profile("child", cols, sample_percent=10, sample_method="values")
+    for i in range(3):
+        assert (sampled[i]["row_count"], sampled[i]["non_null"]) == (exact[i]["row_count"], exact[i]["non_null"])
+        assert sampled[i]["min_value"] == exact[i]["min_value"] and sampled[i]["max_value"] == exact[i]["max_value"]
+    assert sampled[1] == exact[1]  # 7 values: exact, top values and flag count included
+    for i, full in ((0, 20000), (2, 5000)):
+        assert sampled[i]["distinct_approx"] and not exact[i]["distinct_approx"]
+        assert abs(sampled[i]["distinct_count"] - full) < 0.2 * full and sampled[i]["top_values"] is None
+        kept = dict(p.split(":") for p in sampled[i]["minhash"].split(","))
+        whole = dict(p.split(":") for p in exact[i]["minhash"].split(","))
+        assert len(kept) > 48 and all(whole[b] == m for b, m in kept.items())
+    # the parent (text digits) keeps the same values as the child's integers below the threshold
+    parent = profile("parent", [{"name": "id", "data_type": "varchar"}], sample_percent=10, sample_method="values")
+    child_min = dict(p.split(":") for p in sampled[0]["minhash"].split(","))
+    parent_min = dict(p.split(":") for p in parent[0]["minhash"].split(","))
+    assert sum(parent_min.get(b) == m for b, m in child_min.items()) > 0.5 * len(child_min)
 
 
 # --- sqlfluff ------------------------------------------------------------------------------

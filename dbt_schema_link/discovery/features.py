@@ -38,10 +38,10 @@ class RelInfo:
 
     @property
     def sample_fraction(self) -> float:
-        """Fraction of rows the profile saw (1.0 unless sampled)."""
-        if self.profile and self.profile.sampled and self.profile.sample_percent:
-            return max(1e-6, min(1.0, self.profile.sample_percent / 100.0))
-        return 1.0
+        """Fraction of rows the profile's statistics describe: below 1.0 only for a sample of rows.
+        A value-coordinated sample read every row and scaled its distinct counts, and its
+        signatures hold the same values as the full column's: no scaling (RelationProfile.row_fraction)."""
+        return self.profile.row_fraction if self.profile else 1.0
 
 
 @dataclass(eq=False)

@@ -18,6 +18,7 @@ from dbt_schema_link.profiling.records import (
     ColumnProfile,
     ContainmentResult,
     RelationProfile,
+    SampleMethod,
 )
 from dbt_schema_link.profiling.sketch import densify, parse_buckets, sparse_text
 from dbt_schema_link.dbt_runner import LogMessage, parse_log_line  # noqa: F401 - re-exported
@@ -223,6 +224,7 @@ def relation_profile(raw: dict[str, Any]) -> RelationProfile:
         sampled=bool(raw.get("sampled")),
         sample_percent=_float(raw.get("sample_percent")),
         columns={c.name.lower(): c for c in columns},
+        sample_method=_sample_method(raw),
     )
 
 
@@ -258,6 +260,7 @@ def relation_profile_to_json(profile: RelationProfile) -> dict[str, Any]:
         "row_count": profile.row_count,
         "sampled": profile.sampled,
         "sample_percent": profile.sample_percent,
+        "sample_method": profile.sample_method.value if profile.sample_method else None,
         "columns": [
             {
                 "name": c.name,
@@ -370,13 +373,28 @@ def assemble_relation(raw: dict[str, Any]) -> RelationProfile:
     infos = [c for c in raw.get("columns") or [] if isinstance(c, dict)] if isinstance(raw.get("columns"), list) else []
     rows, counted = _statement_rows(raw, len(infos))
     sampled = raw.get("sampled") is True
+    method = _sample_method(raw)
     columns = [_assembled_column(info, rows.get(i), raw) for i, info in enumerate(infos)]
     return RelationProfile(
         unique_id=raw["unique_id"],
         relation=str(raw.get("relation", "")),
-        # sampled: the estimate that triggered sampling; the statistics describe the sample
-        row_count=_count(raw.get("row_estimate")) if sampled else (counted or 0),
+        # a sample of rows: the estimate that triggered sampling, as the statements counted the
+        # sample; a sample of values read (and counted) every row
+        row_count=_count(raw.get("row_estimate")) if method is SampleMethod.ROWS else (counted or 0),
         sampled=sampled,
         sample_percent=_float(raw.get("sample_percent")) if sampled else None,
         columns={c.name.lower(): c for c in columns},
+        sample_method=method,
     )
+
+
+def _sample_method(raw: dict[str, Any]) -> SampleMethod | None:
+    """The relation's sample method; a sampled relation that names none (an older package or
+    cache) sampled rows."""
+    if raw.get("sampled") is not True:
+        return None
+    try:
+        return SampleMethod(raw.get("sample_method") or SampleMethod.ROWS.value)
+    except ValueError as exc:
+        raise WarehouseError(f"schema_link profile of {_short(raw.get('unique_id'))} has sample_method "
+                             f"{_short(raw.get('sample_method'))}: upgrade dbt-schema-link") from exc

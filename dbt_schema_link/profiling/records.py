@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 
 #: MinHash minima are 64-bit warehouse hashes; signed ones (PostgreSQL) are mapped to unsigned.
@@ -43,6 +44,16 @@ class ColumnProfile:
         return min(1.0, self.distinct / self.non_null)
 
 
+class SampleMethod(str, enum.Enum):
+    """How a relation above `sample_rows` was sampled (macro schema_link_sample_method)."""
+
+    ROWS = "rows"  # a sample of rows: the statistics describe about sample_percent of them
+    #: every row read; each column kept the values whose hash is below one threshold shared by every
+    #: column (sample_percent of the hash range), so a child's and its parent's samples hold the same
+    #: values: row counts are exact, distinct counts already scaled, signatures need no scaling
+    VALUES = "values"
+
+
 @dataclass
 class RelationProfile:
     unique_id: str
@@ -51,6 +62,14 @@ class RelationProfile:
     sampled: bool
     sample_percent: float | None
     columns: dict[str, ColumnProfile] = field(default_factory=dict)  # keyed by lower-case name
+    sample_method: SampleMethod | None = None  # None unless sampled; ROWS for profiles without one
+
+    @property
+    def row_fraction(self) -> float:
+        """Fraction of the rows the statistics describe: below 1.0 only for a sample of rows."""
+        if self.sampled and self.sample_percent and self.sample_method is not SampleMethod.VALUES:
+            return max(1e-6, min(1.0, self.sample_percent / 100.0))
+        return 1.0
 
     def column(self, name: str) -> ColumnProfile | None:
         return self.columns.get(name.lower())

@@ -12,7 +12,14 @@ import yaml
 
 from dbt_schema_link.errors import SchemaLinkError
 from dbt_schema_link.package_macros import generated_macros
-from dbt_schema_link.profiling.options import OPTION_SCHEMA, SPECS, OptionKind, ProfileOptions
+from dbt_schema_link.profiling.options import (
+    OPTION_SCHEMA,
+    SAMPLING,
+    SPECS,
+    OptionKind,
+    ProfileOptions,
+    SamplingSettings,
+)
 
 MACROS = Path(__file__).resolve().parents[2] / "macros"
 
@@ -85,3 +92,14 @@ def test_envelope_doc_table_states_the_schema_ranges_and_defaults():
         low, high = bounds.split("..")
         assert (float(low), float(high)) == (spec.low, spec.high), spec.name
         assert float(default.replace(",", "")) == spec.default, spec.name
+
+
+def test_sampling_settings_are_checked_and_generated():
+    """The recovery groups of a value sample live in SamplingSettings only: out of range is an
+    error, and the macro reads the generated value."""
+    assert SamplingSettings().recovery_groups == SAMPLING.recovery_groups
+    for bad in (0, (1 << 24) + 1):
+        with pytest.raises(SchemaLinkError, match="recovery_groups"):
+            SamplingSettings(recovery_groups=bad)
+    text = (MACROS / "schema_link_option_schema.sql").read_text(encoding="utf-8")
+    assert f"'recovery_groups': {SAMPLING.recovery_groups}" in text

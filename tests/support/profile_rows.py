@@ -13,7 +13,7 @@ _EMPTY = {f: None for f in PROFILE_FIELDS}
 def relation_doc(unique_id: str, relation: str, columns: list[dict[str, Any]], row_count: int, *,
                  k: int = 128, top_n: int = 10, top_max_distinct: int = 50, sampled: bool = False,
                  row_estimate: int | None = None, sample_percent: float | None = None,
-                 duplicates: tuple[str, ...] = (), chunk_size: int = 60) -> dict[str, Any]:
+                 sample_method: str | None = None, duplicates: tuple[str, ...] = (), chunk_size: int = 60) -> dict[str, Any]:
     """columns: {name, data_type, skipped?, <PROFILE_FIELDS stats>}; the profiled ones get one
     row each (`rows: False` in a column: the statement returned none for it), in chunks."""
     infos = [{"name": c["name"], "data_type": c.get("data_type"), "skipped": c.get("skipped")} for c in columns]
@@ -33,6 +33,6 @@ def relation_doc(unique_id: str, relation: str, columns: list[dict[str, Any]], r
     return {
         "unique_id": unique_id, "database": "d", "schema": "s", "identifier": relation.split(".")[-1].strip('"'),
         "relation": relation, "row_estimate": row_estimate, "sampled": sampled, "sample_percent": sample_percent,
-        "k": k, "top_n": top_n, "top_max_distinct": top_max_distinct, "columns": infos, "chunks": chunks,
+        "sample_method": sample_method if sample_method or not sampled else "rows", "k": k, "top_n": top_n, "top_max_distinct": top_max_distinct, "columns": infos, "chunks": chunks,
         "duplicates": list(duplicates),
     }
