@@ -144,6 +144,7 @@ def evaluate(hay, args) -> list[dict]:
 
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--data", type=Path, default=DATA, help="the benchmark data (spider_dev, bird_superhero, warehouse_large)")
     p.add_argument("--work", type=Path, default=Path("/tmp/haystack_bench"), help="working directory (kept)")
     p.add_argument("--limit-databases", type=int, default=None, help="only the first N warehouse_large databases")
     p.add_argument("--limit-questions", type=int, default=None, help="N questions of each set, spread evenly")
@@ -152,12 +153,12 @@ def main(argv: list[str]) -> int:
     p.add_argument("--timeout", type=float, default=3600, help="seconds any one step may take")
     p.add_argument("--json", type=Path, default=None, help="write the figures here")
     args = p.parse_args(argv)
-    if not (DATA / "warehouse_large").is_dir() or not (DATA / "spider_dev").is_dir():
-        print(f"benchmark data not found under {DATA}: nothing to measure", file=sys.stderr)
+    if not (args.data / "warehouse_large").is_dir() or not (args.data / "spider_dev").is_dir():
+        print(f"benchmark data not found under {args.data}: nothing to measure", file=sys.stderr)
         return 0
     work = args.work.resolve()
     (work / "logs").mkdir(parents=True, exist_ok=True)
-    hay = read_haystack(DATA, work / "project", args.limit_databases)
+    hay = read_haystack(args.data, work / "project", args.limit_databases)
     steps: dict = {}
     if not build(hay, work, args, steps):
         return 1
