@@ -38,9 +38,10 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO))
 
-from dbt_schema_link.linker import open_session  # noqa: E402
+from dbt_schema_link.linker import LinkSettings, open_session  # noqa: E402
 from dbt_schema_link.linker.evaluation.gold import gold_columns  # noqa: E402
 from hsbench.bm25 import ANSWER_COLUMNS, BM25Router  # noqa: E402
+from hsbench.calibration import Sample, fit, reliability  # noqa: E402
 from hsbench.project import marker, read_haystack, write_haystack  # noqa: E402
 from hsbench.score import HEADER, Asked, Prediction, figures  # noqa: E402
 from qlbench.split import HALVES, limited  # noqa: E402
@@ -90,6 +91,8 @@ def build(hay, work: Path, args, steps: dict) -> bool:
         stamp.write_text(marker(hay))
     else:
         log(f"reusing the project and links in {project} (--rebuild to redo deps, docs and link)")
+    if args.skip_index:
+        return True
     return step("index", [str(bin_dir / "dbt-schema-link"), "index", *where,
                           *(["--model", args.model] if args.model else [])], work, steps, args.timeout)
 
@@ -117,14 +120,30 @@ def product(session, qs: list, single: bool, latencies: list[float]) -> dict[str
         latencies.append(ans.latency_ms)
         out[ans.id] = Prediction(ans.group.schema.lower() if ans.group else None,
                                  tuple(c.schema.lower() for c in ans.candidates),
-                                 frozenset(r.name.lower() for r in ans.relations), frozenset(ans.column_names()))
+                                 frozenset(r.name.lower() for r in ans.relations), frozenset(ans.column_names()),
+                                 tuple(c.score for c in ans.candidates))
+    return out
+
+
+def calibrate(by_set: dict, settings: LinkSettings) -> dict:
+    """The candidates' temperature fitted on Spider dev's tuning half; reliability per part."""
+    samples, parts, asked = by_set.get("spider_dev", ({}, [], []))
+    tuning = [samples[a.id] for a in asked if a.db in {d.lower() for d in HALVES[0][1]} and a.id in samples]
+    fitted = fit(tuning) if tuning else settings.unit_temperature
+    out = {"temperature_setting": settings.unit_temperature, "temperature_fitted_on_tuning_half": round(fitted, 4),
+           "sure_confidence": settings.sure_confidence, "parts": {}}
+    for name, (samples, parts, asked) in by_set.items():
+        for part, dbs in parts:
+            sub = [samples[a.id] for a in asked if (dbs is None or a.db in dbs) and a.id in samples]
+            out["parts"][part] = reliability(sub, settings.unit_temperature, settings.sure_confidence)
     return out
 
 
 def evaluate(hay, args) -> list[dict]:
-    session = open_session([hay.project], refresh=False, notice=log)
+    overrides = {k: float(v) for k, _, v in (pair.partition("=") for pair in args.set)}
+    session = open_session([hay.project], refresh=False, notice=log, settings=LinkSettings().with_overrides(overrides))
     router = BM25Router(session.index)
-    rows, latencies = [], []
+    rows, latencies, calibration = [], [], {}
     for name, (qs, asked) in questions(hay, args.limit_questions).items():
         log(f"{name}: {len(qs)} questions, asked twice (database open / given)")
         parts = [(name, None)] + ([(f"{name} {h}", {d.lower() for d in dbs}) for h, dbs in HALVES]
@@ -133,10 +152,14 @@ def evaluate(hay, args) -> list[dict]:
             mode = "single" if single else "multi"
             preds = {"product": product(session, qs, single, latencies),
                      "bm25": {q.id: router.predict(q.question, q.hint, q.db if single else None) for q in qs}}
+            if not single:
+                calibration[name] = {a.id: Sample(preds["product"][a.id].scores, preds["product"][a.id].db == a.db)
+                                     for a in asked if a.id in preds["product"]}, parts, asked
             for part, dbs in parts:
                 sub = [a for a in asked if dbs is None or a.db in dbs]
                 for system, pred in preds.items():
                     rows.append({"set": part, "mode": mode, "system": system, "figures": figures(sub, pred)})
+    rows.append({"calibration": calibrate(calibration, session.linker.settings)})
     rows.append({"ask_p50_ms": round(statistics.median(latencies), 1) if latencies else None,
                  "ask_p95_ms": round(sorted(latencies)[int(0.95 * (len(latencies) - 1))], 1) if latencies else None})
     return rows
@@ -149,7 +172,9 @@ def main(argv: list[str]) -> int:
     p.add_argument("--limit-databases", type=int, default=None, help="only the first N warehouse_large databases")
     p.add_argument("--limit-questions", type=int, default=None, help="N questions of each set, spread evenly")
     p.add_argument("--rebuild", action="store_true", help="rewrite the project and rerun deps, docs and link")
+    p.add_argument("--skip-index", action="store_true", help="ask the index the work dir holds as it is")
     p.add_argument("--model", default=None, help="embedding model spec for `index` (default: the CLI's)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="linker setting override")
     p.add_argument("--timeout", type=float, default=3600, help="seconds any one step may take")
     p.add_argument("--json", type=Path, default=None, help="write the figures here")
     args = p.parse_args(argv)
@@ -169,15 +194,21 @@ def main(argv: list[str]) -> int:
         print(f"{name:<16}{s['seconds']:>10.1f}{(s.get('peak_mib') or 0):>12,}")
     print(f"\nbm25: a database scores its best column scores summed; answers hold its best {ANSWER_COLUMNS} columns")
     print(f"{'set':<32} {'database':<9} {'system':<8} {HEADER}")
-    for r in rows[:-1]:
+    for r in rows[:-2]:
         marks = [f"{k}: {t}" for (s, m, k), t in TARGETS.items() if s == r["set"] and m == r["mode"]
                  and r["system"] == "product"]
         print(f"{r['set']:<32} {'open' if r['mode'] == 'multi' else 'given':<9} {r['system']:<8} {r['figures'].cells()}"
               + (f"   target {'; '.join(marks)}" if marks else ""))
+    cal = rows[-2]["calibration"]
+    print(f"\ncandidate confidence (database open): temperature {cal['temperature_setting']} "
+          f"(fitted on the tuning half: {cal['temperature_fitted_on_tuning_half']}), sure at >= {cal['sure_confidence']}")
+    for part, rel in cal["parts"].items():
+        print(f"  {part:<32} {rel.line()}")
     print(f"ask p50 {rows[-1]['ask_p50_ms']} ms, p95 {rows[-1]['ask_p95_ms']} ms")
     if args.json:
         args.json.write_text(json.dumps({"sizes": hay.sizes(), "steps": steps, "rows": [
-            {**r, "figures": r["figures"].__dict__} if "figures" in r else r for r in rows]}, indent=1) + "\n",
+            {**r, "figures": r["figures"].__dict__} if "figures" in r else r for r in rows]}, indent=1,
+            default=lambda o: o.__dict__) + "\n",
                              encoding="utf-8")
     return 0
 

@@ -20,6 +20,7 @@ class Prediction:
     top_dbs: tuple[str, ...]
     tables: frozenset[str]
     columns: frozenset[tuple[str, str]]
+    scores: tuple[float, ...] = ()  # the candidate units' scores, best first (the product's)
 
 
 @dataclass(frozen=True)

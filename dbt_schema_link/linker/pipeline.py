@@ -22,6 +22,7 @@ from dbt_schema_link.errors import SchemaLinkError
 from dbt_schema_link.linker.answer import Answer, Candidate, ColumnPick, JoinPick, RelationPick
 from dbt_schema_link.linker.embedder import Embedder
 from dbt_schema_link.linker.hook import LinkerHook
+from dbt_schema_link.linker.localization import UnitRanker
 from dbt_schema_link.linker.ranking import best_first
 from dbt_schema_link.linker.store import LinkIndex
 from dbt_schema_link.linker.text import question_terms, spelled_out, terms
@@ -73,8 +74,16 @@ class LinkSettings:
     # term coverage: the idf-weighted share of the question's terms found anywhere in a unit
     # (names, descriptions, values); rare terms that one unit alone has say where to look
     l_term_cover: float = 1.0
+    # the lexical router as a feature: the unit's best router_columns column BM25 scores summed,
+    # as a share of the best unit's; and the unit document (schema summary) BM25, likewise
+    l_router: float = 0.0
+    router_columns: int = 5
+    l_unit_lex: float = 0.0
     candidates: int = 3  # groups reported
-    unsure_ratio: float = 0.9  # second group within this ratio of the first → unsure
+    # candidates' confidence: a softmax of their scores at this temperature (fitted on the
+    # haystack's tuning half); below sure_confidence for the first, the answer is unsure
+    unit_temperature: float = 0.2
+    sure_confidence: float = 0.7
     # selection
     max_relations: int = 4  # terminal relations before join completion
     relation_ratio: float = 0.6  # keep relations scoring at least this share of the best
@@ -157,7 +166,7 @@ class Linker:
         self.embedder = embedder if use_dense else None
         self.retrieval = "dense+lexical+values" if self.embedder else "lexical+values"
         self._name_index = _NameIndex.build(index)
-        self._group_ncols = np.bincount(index.col_group, minlength=len(index.corpus.groups))
+        self.units = UnitRanker(index, settings)  # the database stage
         self.hook: LinkerHook | None = None  # optional question-time stages (linker/hook.py); None: offline
 
     # ---------------------------------------------------------------------------------------
@@ -214,21 +223,6 @@ class Linker:
                         rel.astype(np.float32), rel_name, counts, bool(_GRAIN_RE.search(text)), loc,
                         rel_loc.astype(np.float32), qterms)
 
-    def _term_coverage(self, qterms: Sequence[str], n_groups: int) -> np.ndarray:
-        """Per unit, the idf-weighted share of the question's terms some column document of the
-        unit holds. Walks the postings of the question's terms only (as BM25 does)."""
-        lex, idx = self.index.col_lex, self.index
-        covered = np.zeros(n_groups, np.float64)
-        total = 0.0
-        for t in sorted({lex.vocab[t] for t in qterms if t in lex.vocab}):
-            units = np.unique(idx.col_group[lex.doc_ids[lex.term_ptr[t]:lex.term_ptr[t + 1]]])
-            if not len(units):
-                continue
-            weight = float(np.log(1.0 + n_groups / len(units)))
-            covered[units] += weight
-            total += weight
-        return covered / total if total > 0 else covered
-
     def _segment_second(self, col: np.ndarray) -> np.ndarray:
         """Second-best column score per relation (0 for one-column relations)."""
         idx = self.index
@@ -248,43 +242,7 @@ class Linker:
 
     # ---------------------------------------------------------------------------------------
     def localize(self, ev: Evidence) -> list[Candidate]:
-        s, idx = self.settings, self.index
-        n_groups = len(idx.corpus.groups)
-        if n_groups == 0:
-            return []
-        col = ev.loc if ev.loc is not None else ev.col
-        finite = np.isfinite(col)
-        k = min(s.retrieve_k, int(finite.sum()))
-        if k == 0:
-            return []
-        top = np.argpartition(-np.where(finite, col, -1e9), k - 1)[:k]
-        top = top[np.argsort(-col[top], kind="stable")]
-        groups = idx.col_group[top]
-        scores = np.zeros(n_groups, np.float64)
-        support = np.zeros(n_groups, np.int64)
-        taken = np.zeros(n_groups, np.int64)
-        for c, g in zip(top, groups):
-            support[g] += 1
-            if taken[g] < s.group_top_cols:
-                scores[g] += float(col[c])
-                taken[g] += 1
-        # relation-level evidence: the best relation of each group
-        rel_scores = ev.rel_loc if ev.rel_loc is not None else ev.rel
-        rel = np.where(np.isfinite(rel_scores), rel_scores, -np.inf)
-        best_rel = np.full(n_groups, -np.inf)
-        np.maximum.at(best_rel, idx.rel_group, rel)
-        scores = scores / max(1, s.group_top_cols) + np.where(np.isfinite(best_rel), best_rel, 0.0)
-        # Support (MDB-Link): how many of the globally retrieved columns a group holds, relative to
-        # its size, so a large schema does not win on sheer number of columns.
-        scores += s.l_coverage * support / np.sqrt(np.maximum(self._group_ncols, 1))
-        if s.l_term_cover and n_groups > 1:
-            scores += s.l_term_cover * self._term_coverage(ev.terms, n_groups)
-        pruned = [g for g in np.argsort(-scores, kind="stable") if support[g] > 0 or np.isfinite(best_rel[g])]
-        out = []
-        for g in pruned[: s.candidates]:
-            gd = idx.corpus.groups[g]
-            out.append(Candidate(int(g), gd.key, gd.project, gd.database, gd.schema, float(scores[g]), int(support[g])))
-        return out
+        return self.units.rank(ev)
 
     # ---------------------------------------------------------------------------------------
     def span_units(self, candidates: Sequence[Candidate]) -> list[int]:
@@ -540,7 +498,7 @@ class Linker:
                 run.finish(answer)
             answer.latency_ms = (time.perf_counter() - start) * 1000
             return answer
-        unsure = len(candidates) > 1 and candidates[1].score >= self.settings.unsure_ratio * candidates[0].score
+        unsure = len(candidates) > 1 and candidates[0].confidence < self.settings.sure_confidence
         picked = run.select(candidates[0].group) if run is not None else None
         spans = self.span_units(candidates)
         terminals, chosen, columns, tree, unjoined = picked or self.select(ev, candidates[0].group, spans)
