@@ -24,25 +24,22 @@ from dbt_schema_link.linker.lexical import LexicalIndex
 from dbt_schema_link.linker.store import LinkIndex
 from dbt_schema_link.linker.text import terms
 
-if TYPE_CHECKING:  # settings and evidence records live with the pipeline that fills them
-    from dbt_schema_link.linker.pipeline import Evidence, LinkSettings
+from dbt_schema_link.linker.settings import LinkSettings
 
-#: Field weights of a unit document: relation names say most about a schema, then what its
-#: relations are described as, then the bag of its column names.
-UNIT_FIELDS = {"relation_name": 1.0, "relation_description": 0.5, "column_name": 0.25}
+if TYPE_CHECKING:  # the evidence record lives with the pipeline that fills it
+    from dbt_schema_link.linker.pipeline import Evidence
 
-
-def unit_documents(index: LinkIndex) -> LexicalIndex:
-    """One BM25 document per unit: the schema summary."""
+def unit_documents(index: LinkIndex, s: LinkSettings) -> LexicalIndex:
+    """One BM25 document per unit: the schema summary (field weights: the unit_* settings)."""
     corpus = index.corpus
     docs: list[list[tuple[str, float]]] = [[] for _ in corpus.groups]
     for rel in corpus.relations:
         doc = docs[rel.group]
-        doc += [(t, UNIT_FIELDS["relation_name"]) for t in terms(rel.short_name, drop_stop=False)]
+        doc += [(t, s.unit_relation_name) for t in terms(rel.short_name, drop_stop=False)]
         if rel.description:
-            doc += [(t, UNIT_FIELDS["relation_description"] * rel.description_weight) for t in terms(rel.description)]
+            doc += [(t, s.unit_relation_description * rel.description_weight) for t in terms(rel.description)]
         for col in corpus.columns[rel.col_start:rel.col_end]:
-            doc += [(t, UNIT_FIELDS["column_name"]) for t in terms(col.name, drop_stop=False)]
+            doc += [(t, s.unit_column_name) for t in terms(col.name, drop_stop=False)]
     return LexicalIndex.build(docs, len(docs))
 
 
@@ -62,7 +59,7 @@ def calibrated(scores: np.ndarray, temperature: float) -> np.ndarray:
 
 
 class UnitRanker:
-    def __init__(self, index: LinkIndex, settings: "LinkSettings"):
+    def __init__(self, index: LinkIndex, settings: LinkSettings):
         self.index = index
         self.settings = settings
         self.group_ncols = np.bincount(index.col_group, minlength=len(index.corpus.groups))
@@ -71,7 +68,7 @@ class UnitRanker:
     @property
     def documents(self) -> LexicalIndex:
         if self._documents is None:
-            self._documents = unit_documents(self.index)
+            self._documents = unit_documents(self.index, self.settings)
         return self._documents
 
     def term_coverage(self, qterms: Sequence[str], n_groups: int) -> np.ndarray:
