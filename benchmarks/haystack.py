@@ -39,7 +39,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO))
 
 from dbt_schema_link.linker import LinkSettings, open_session  # noqa: E402
-from dbt_schema_link.linker.evaluation.gold import gold_columns  # noqa: E402
+from dbt_schema_link.evaluation.gold import gold_columns  # noqa: E402
 from hsbench.bm25 import ANSWER_COLUMNS, BM25Router  # noqa: E402
 from hsbench.calibration import Sample, fit, reliability  # noqa: E402
 from hsbench.project import marker, read_haystack, write_haystack  # noqa: E402

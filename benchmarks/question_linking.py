@@ -47,7 +47,7 @@ from dbt_schema_link.cli import add_llm_arguments, llm_options_from_args  # noqa
 from dbt_schema_link.llm.options import parse_stages  # noqa: E402
 from dbt_schema_link.profiling.options import ProfileOptions  # noqa: E402
 from dbt_schema_link.llm.stages import attach  # noqa: E402
-from dbt_schema_link.linker.evaluation.harness import (  # noqa: E402
+from dbt_schema_link.evaluation.harness import (  # noqa: E402
     JoinSource,
     bird_benchmark,
     evaluate,

@@ -9,8 +9,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from dbt_schema_link.linker.evaluation.convert import write_project
-from dbt_schema_link.linker.evaluation.harness import Benchmark, bird_benchmark, dbt_version, spider_benchmark
+from dbt_schema_link.evaluation.convert import write_project
+from dbt_schema_link.evaluation.harness import Benchmark, bird_benchmark, dbt_version, spider_benchmark
 from whbench.load import Table, load_duckdb, read_warehouse, write_sources
 
 PROJECT = "haystack"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from statistics import fmean
 
-from dbt_schema_link.linker.evaluation.gold import Gold
+from dbt_schema_link.evaluation.gold import Gold
 
 
 @dataclass(frozen=True)
