@@ -43,9 +43,9 @@ def test_candidates_carry_calibrated_confidence(indexed):
 
 def test_router_and_unit_document_move_the_unit_scores(indexed):
     question = "total amount of orders per customer city"
-    plain = {c.schema: c.score for c in session(indexed).ask(question).candidates}
-    routed = {c.schema: c.score for c in session(indexed, l_router=1.0).ask(question).candidates}
-    summed = {c.schema: c.score for c in session(indexed, l_unit_lex=1.0).ask(question).candidates}
+    plain = {c.schema: c.score for c in session(indexed, l_router=0.0, l_unit_lex=0.0).ask(question).candidates}
+    routed = {c.schema: c.score for c in session(indexed, l_router=1.0, l_unit_lex=0.0).ask(question).candidates}
+    summed = {c.schema: c.score for c in session(indexed, l_router=0.0, l_unit_lex=1.0).ask(question).candidates}
     # the best unit of either feature gets its full weight (a share of the best unit's score)
     assert routed["shop"] == pytest.approx(plain["shop"] + 1.0, abs=1e-4)
     assert summed["shop"] == pytest.approx(plain["shop"] + 1.0, abs=1e-4)
