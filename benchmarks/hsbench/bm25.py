@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dbt_schema_link.linker.localization import top_sum
 from dbt_schema_link.linker.store import LinkIndex
 from dbt_schema_link.linker.text import terms
 from hsbench.score import Prediction
@@ -25,19 +26,9 @@ class BM25Router:
         self.rel_name = [r.identifier.lower() for r in index.corpus.relations]
         self.col_name = [c.name.lower() for c in index.corpus.columns]
 
-    def _group_scores(self, bm: np.ndarray) -> np.ndarray:
-        hit = np.flatnonzero(bm > 0)
-        groups = self.index.col_group[hit]
-        order = np.lexsort((-bm[hit], groups))  # by group, best first within a group
-        hit, groups = hit[order], groups[order]
-        first = np.searchsorted(groups, groups, side="left")
-        rank = np.arange(len(hit)) - first
-        keep = rank < DB_TOP_COLUMNS
-        return np.bincount(groups[keep], weights=bm[hit[keep]], minlength=len(self.group_schema))
-
     def predict(self, question: str, hint: str | None, db: str | None) -> Prediction:
         bm = self.index.col_lex.score(terms(question if not hint else f"{question} {hint}"))
-        scores = self._group_scores(bm)
+        scores = top_sum(bm, self.index.col_group, len(self.group_schema), DB_TOP_COLUMNS)
         ranked = [int(g) for g in np.argsort(-scores, kind="stable")[:3]]
         allowed = self.index.group_index(db) if db else ranked[:1]
         inside = np.flatnonzero(np.isin(self.index.col_group, np.asarray(allowed, dtype=np.int32)))

@@ -48,6 +48,18 @@ def _share(scores: np.ndarray) -> np.ndarray:
     return scores / best if best > 0 else scores
 
 
+def top_sum(values: np.ndarray, groups: np.ndarray, n_groups: int, k: int) -> np.ndarray:
+    """Per group, the sum of its best `k` positive values (`groups[i]`: the group of value i)."""
+    hit = np.flatnonzero(values > 0)
+    if not len(hit):
+        return np.zeros(n_groups)
+    g = groups[hit]
+    order = np.lexsort((-values[hit], g))  # by group, best first inside it
+    hit, g = hit[order], g[order]
+    keep = np.arange(len(hit)) - np.searchsorted(g, g, side="left") < k
+    return np.bincount(g[keep], weights=values[hit[keep]], minlength=n_groups)
+
+
 def calibrated(scores: np.ndarray, temperature: float) -> np.ndarray:
     """The candidates' scores as chances that sum to 1 (a softmax at the temperature fitted on
     the haystack's tuning half: benchmarks/haystack.py prints the fit and its reliability)."""
@@ -88,15 +100,7 @@ class UnitRanker:
 
     def router(self, lex: np.ndarray, n_groups: int) -> np.ndarray:
         """Per unit, the sum of its best `router_columns` column BM25 scores (a share of the best unit's)."""
-        hit = np.flatnonzero(lex > 0)
-        if not len(hit):
-            return np.zeros(n_groups)
-        groups = self.index.col_group[hit]
-        order = np.lexsort((-lex[hit], groups))  # by unit, best first inside it
-        hit, groups = hit[order], groups[order]
-        rank = np.arange(len(hit)) - np.searchsorted(groups, groups, side="left")
-        keep = rank < self.settings.router_columns
-        return _share(np.bincount(groups[keep], weights=lex[hit[keep]], minlength=n_groups))
+        return _share(top_sum(lex, self.index.col_group, n_groups, self.settings.router_columns))
 
     def support(self, ev: "Evidence", n_groups: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """Column support: (score, retrieved-column count, best relation score) per unit."""
