@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from dbt_schema_link.linker import open_session, service  # noqa: E402
-from dbt_schema_link.linker.evaluation.harness import dbt_executable  # noqa: E402
+from dbt_schema_link.evaluation.harness import dbt_executable  # noqa: E402
 
 EXAMPLE = REPO / "examples" / "shop"
 

@@ -32,7 +32,6 @@ Needs ../shared/data (says so and exits 0 when it is missing); the scale suite n
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import random
 import sys
@@ -48,7 +47,7 @@ from dbt_schema_link.cli import add_llm_arguments, llm_options_from_args  # noqa
 from dbt_schema_link.llm.options import parse_stages  # noqa: E402
 from dbt_schema_link.profiling.options import ProfileOptions  # noqa: E402
 from dbt_schema_link.llm.stages import attach  # noqa: E402
-from dbt_schema_link.linker.evaluation.harness import (  # noqa: E402
+from dbt_schema_link.evaluation.harness import (  # noqa: E402
     JoinSource,
     bird_benchmark,
     evaluate,
@@ -58,6 +57,7 @@ from dbt_schema_link.linker.evaluation.harness import (  # noqa: E402
 )
 from benchmarks.qlbench.abbrev import abbreviation_variant, schema_only  # noqa: E402
 from benchmarks.qlbench.diagnose import categories, compare, link_diff  # noqa: E402
+from benchmarks.qlbench.split import HALVES, limited  # noqa: E402
 
 SUITES = ("spider", "realistic", "syn", "all20", "abbrev", "abbrev_schema", "bird", "bird_nohint", "scale")
 DATA_SUITES = set(SUITES) - {"scale"}
@@ -70,13 +70,6 @@ TARGETS = {  # on the inferred condition (the user path)
     "spider_dev_abbrev_schemaonly per-db": "strict ≥ 0.88 at ≤ 10 cols",
     "bird_superhero_hints": "strict ≥ 0.95 at ≤ 12 cols",
 }
-#: Spider dev split in two halves, fixed here once (alternate databases in name order): settings
-#: are chosen on the tuning half and checked on the held-back half.
-TUNING_DBS = ("battle_death", "concert_singer", "course_teach", "dog_kennels", "museum_visit",
-              "orchestra", "poker_player", "student_transcripts_tracking", "tvshow", "world_1")
-HELD_BACK_DBS = ("car_1", "cre_Doc_Template_Mgt", "employee_hire_evaluation", "flight_2", "network_1",
-                 "pets_1", "real_estate_properties", "singer", "voter_1", "wta_1")
-
 
 def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
@@ -100,19 +93,10 @@ def llm_variants(args) -> list[tuple[str, object]]:
     return [(name, llm_options_from_args(args, name.replace("+", ","))) for name in names]
 
 
-def limited(bench, limit: int | None):
-    """`limit` questions spread evenly over the benchmark (every k-th), so a short LLM run still
-    covers every database and both halves."""
-    if not limit or limit >= len(bench.questions):
-        return bench
-    step = len(bench.questions) / limit
-    return dataclasses.replace(bench, questions=[bench.questions[int(i * step)] for i in range(limit)])
-
-
 def half_summaries(name: str, results, restrict: bool) -> list[tuple[str, object]]:
     """The same answers scored per half of the fixed tuning / held-back split."""
     return [(f"{name} {half}", summarize(f"{name} {half}", [r for r in results if r.db in dbs], 0, 0, not restrict))
-            for half, dbs in (("tuning half", TUNING_DBS), ("held-back half", HELD_BACK_DBS))]
+            for half, dbs in HALVES]
 
 
 def evaluate_variants(session, bench, restrict: bool, name: str, variants, cache_dir: Path,
@@ -182,7 +166,7 @@ def run_suites(args) -> list[dict]:
         summary, results = evaluate_variants(session, b, restrict, name, variants, cache_dir, side, halves)
         parts = [(name, summary, results)]
         if halves:  # the same answers, scored per half
-            for half, dbs in (("tuning half", TUNING_DBS), ("held-back half", HELD_BACK_DBS)):
+            for half, dbs in HALVES:
                 sub = [r for r in results if r.db in dbs]
                 parts.append((f"{name} {half}", summarize(f"{name} {half}", sub, 0, 0, not restrict), sub))
         for part_name, part, part_results in parts:

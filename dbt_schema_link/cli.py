@@ -301,9 +301,9 @@ def cmd_ask(args) -> int:
         print(answer.context)
     _llm_warnings(answer)
     _llm_summary(session, args.quiet)
-    if answer.unsure and not args.quiet:
-        others = ", ".join(c.key for c in answer.candidates[1:4])
-        print(f"note: the question could also be about {others}; pass --db to choose", file=sys.stderr)
+    note = answer.choices_note("--db")
+    if note and not args.quiet:
+        print(f"note: {note}", file=sys.stderr)
     return 0
 
 

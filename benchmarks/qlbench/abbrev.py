@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 import re
 
-from dbt_schema_link.linker.evaluation.harness import Benchmark
+from dbt_schema_link.evaluation.harness import Benchmark
 from dbt_schema_link.linker.text import identifier_words
 
 #: Common warehouse abbreviations (data-dictionary style), word → short form.

@@ -73,10 +73,11 @@ def _text(value) -> str | None:
     return str(value)
 
 
-def load_duckdb(tables: list[Table], path: Path) -> None:
+def load_duckdb(tables: list[Table], path: Path, fresh: bool = True) -> None:
+    """One schema per database; `fresh=False` adds them to an existing file (the haystack)."""
     import duckdb
 
-    if path.exists():
+    if fresh and path.exists():
         path.unlink()
     con = duckdb.connect(str(path))
     for schema in sorted({t.database for t in tables}):
@@ -92,19 +93,28 @@ def load_duckdb(tables: list[Table], path: Path) -> None:
 
 
 def write_project(tables: list[Table], project_dir: Path, duckdb_path: Path, repo_root: Path) -> None:
-    (project_dir / "models" / "sources").mkdir(parents=True, exist_ok=True)
-    dump = lambda p, d: p.write_text(yaml.dump(d, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper),  # noqa: E731
-                                               sort_keys=False, allow_unicode=True, width=1_000_000), encoding="utf-8")
-    dump(project_dir / "dbt_project.yml", {"name": PROJECT, "version": "1.0.0", "config-version": 2,
+    (project_dir / "models").mkdir(parents=True, exist_ok=True)
+    _dump(project_dir / "dbt_project.yml", {"name": PROJECT, "version": "1.0.0", "config-version": 2,
                                            "profile": PROJECT, "model-paths": ["models"]})
-    dump(project_dir / "profiles.yml", {PROJECT: {"target": "duckdb", "outputs": {"duckdb": {
+    _dump(project_dir / "profiles.yml", {PROJECT: {"target": "duckdb", "outputs": {"duckdb": {
         "type": "duckdb", "path": str(duckdb_path.resolve()), "threads": 1, "schema": "main"}}}})
-    dump(project_dir / "packages.yml", {"packages": [{"local": str(repo_root.resolve())}]})
+    _dump(project_dir / "packages.yml", {"packages": [{"local": str(repo_root.resolve())}]})
+    write_sources(tables, project_dir / "models" / "sources")
+
+
+def _dump(path: Path, doc: dict) -> None:
+    path.write_text(yaml.dump(doc, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper), sort_keys=False,
+                              allow_unicode=True, width=1_000_000), encoding="utf-8")
+
+
+def write_sources(tables: list[Table], folder: Path) -> None:
+    """One dbt source YAML per database (schema = database), column descriptions as docs."""
+    folder.mkdir(parents=True, exist_ok=True)
     by_db: dict[str, list[Table]] = {}
     for t in tables:
         by_db.setdefault(t.database, []).append(t)
     for db, members in by_db.items():
-        dump(project_dir / "models" / "sources" / f"{db}.yml", {"version": 2, "sources": [{
+        _dump(folder / f"{db}.yml", {"version": 2, "sources": [{
             "name": db, "schema": db, "tables": [{
                 "name": t.identifier,
                 "columns": [{"name": c.name, **({"description": c.description} if c.description else {})}

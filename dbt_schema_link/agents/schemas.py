@@ -55,7 +55,7 @@ _LINK = _object(_LINK_PROPS)
 _HOP = _object({"from": _STR, "to": _STR, **_LINK_PROPS})
 _RELATION_REF = _object({"unique_id": _STR, "name": _STR, "model": _STR})
 _CANDIDATE = _object({"group": _STR, "project": _STR, "database": _STR, "schema": _STR, "score": _NUM,
-                      "support": {"type": "integer"}})
+                      "confidence": _NUM, "support": {"type": "integer"}})
 _PICKED_COLUMN = _object({"name": _STR, "data_type": _OPT_STR, "score": _NUM, "reasons": _STRINGS})
 _PICKED_RELATION = _object({"unique_id": _STR, "name": _STR, "model": _STR, "relation_name": _STR, "score": _NUM,
                             "reasons": _STRINGS, "bridge": {"type": "boolean"},
@@ -82,8 +82,10 @@ FIND_SCHEMA = ToolSpec(
         "id": {}, "question": _STR, "hint": _OPT_STR, "project": _OPT_STR, "database": _OPT_STR,
         "schema": _OPT_STR, "group": _OPT_STR,
         "spans": {"type": "array", "items": _CANDIDATE},
-        "unsure": {"type": "boolean", "description": "another schema scored nearly as well (see candidates)"},
-        "candidates": {"type": "array", "items": _CANDIDATE},
+        "unsure": {"type": "boolean", "description": "the first candidate's confidence is low: the text names "
+                                                    "the top three databases; pass `database` to choose"},
+        "candidates": {"type": "array", "items": _CANDIDATE,
+                       "description": "databases best first, each with a calibrated confidence (they sum to 1)"},
         "relations": {"type": "array", "items": _PICKED_RELATION},
         "joins": {"type": "array", "items": _JOIN},
         "unjoined": _STRINGS,

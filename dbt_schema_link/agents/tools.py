@@ -126,9 +126,9 @@ class AgentTools:
             raise ToolError(f"no indexed database, schema or project is named {database!r}: use one of {groups}")
         answer = link.ask(question, hint, database)
         text = answer.context
-        if answer.unsure and len(answer.candidates) > 1:
-            others = ", ".join(c.key for c in answer.candidates[1:4])
-            text += f"\n\nnote: the question could also be about {others}; pass `database` to choose"
+        note = answer.choices_note("`database`")
+        if note:
+            text += f"\n\nnote: {note}"
         return ToolResult(text, answer.to_dict())
 
     # join_path ---------------------------------------------------------------------------------

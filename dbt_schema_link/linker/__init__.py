@@ -5,7 +5,8 @@ Public API (the same words as the CLI's `index` and `ask`):
 """
 
 from dbt_schema_link.linker.answer import Answer
-from dbt_schema_link.linker.pipeline import Linker, LinkSettings
+from dbt_schema_link.linker.pipeline import Linker
+from dbt_schema_link.linker.settings import LinkSettings
 from dbt_schema_link.linker.render import DEFAULT_BUDGET, DEFAULT_TEMPLATE
 from dbt_schema_link.linker.service import (
     LinkSession,

@@ -8,8 +8,9 @@
       "spans": [{"group", "project", "database", "schema", "score", "support"}],
                                         # only when the answer also uses another unit, joined
                                         # to this one by a confident link (a second schema)
-      "unsure": false,                  # true when another group scored nearly as well
-      "candidates": [{"group", "project", "database", "schema", "score", "support"}, ...],
+      "unsure": false,                  # true when the first candidate's confidence is below the sure bar
+      "candidates": [{"group", "project", "database", "schema", "score", "confidence", "support"}, ...],
+                                        # best first; confidence: calibrated, summing to 1
       "relations": [{"unique_id", "name" (warehouse identifier), "model" (dbt name),
                      "relation_name", "score", "reasons": [...], "bridge": false,
                      "columns": [{"name", "data_type", "score", "reasons": [...]}, ...]}, ...],
@@ -110,10 +111,12 @@ class Candidate:
     schema: str
     score: float
     support: int
+    confidence: float = 1.0  # calibrated chance that this unit is the one (candidates sum to 1)
 
     def to_dict(self) -> dict:
         return {"group": self.key, "project": self.project, "database": self.database, "schema": self.schema,
-                "score": round(float(self.score), 4), "support": self.support}
+                "score": round(float(self.score), 4), "confidence": round(float(self.confidence), 3),
+                "support": self.support}
 
 
 @dataclass
@@ -139,6 +142,14 @@ class Answer:
     @property
     def group(self) -> Candidate | None:
         return self.candidates[0] if self.candidates else None
+
+    def choices_note(self, option: str, top: int = 3) -> str | None:
+        """When unsure, the first `top` candidate units with their confidence, for the reader to
+        choose with `option`; None when the answer is sure."""
+        if not self.unsure or len(self.candidates) < 2:
+            return None
+        named = [f"{c.key} ({c.confidence:.2f})" for c in self.candidates[:top]]
+        return f"not sure which database the question is about: {', '.join(named)}; pass {option} to choose"
 
     def column_names(self) -> set[tuple[str, str]]:
         """(relation identifier, column) pairs, lower case: what evaluation compares."""

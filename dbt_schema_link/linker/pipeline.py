@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from typing import Iterable, Iterator, Sequence
 
 import numpy as np
@@ -22,11 +22,12 @@ from dbt_schema_link.errors import SchemaLinkError
 from dbt_schema_link.linker.answer import Answer, Candidate, ColumnPick, JoinPick, RelationPick
 from dbt_schema_link.linker.embedder import Embedder
 from dbt_schema_link.linker.hook import LinkerHook
+from dbt_schema_link.linker.localization import UnitRanker
+from dbt_schema_link.linker.settings import LinkSettings
 from dbt_schema_link.linker.ranking import best_first
 from dbt_schema_link.linker.store import LinkIndex
 from dbt_schema_link.linker.text import question_terms, spelled_out, terms
 from dbt_schema_link.linker.values import ValueHit
-from dbt_schema_link.links import CONFIDENCE_BARS
 
 
 #: Entering a bridge relation costs 1 - BRIDGE_COST_SPAN (best scored) to 1 (worst) in join completion.
@@ -42,77 +43,6 @@ _GRAIN_RE = re.compile(
 _TEMPORAL_TYPE_RE = re.compile(r"date|time", re.IGNORECASE)
 _TEMPORAL_NAME_RE = re.compile(r"(^|_)(date|day|time|timestamp|ts)($|_)|_(at|on|dt)$|^(created|updated|ordered|opened)",
                                re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class LinkSettings:
-    """Knobs of the linker. Defaults were chosen on Spider dev / BIRD superhero as a whole (no
-    per-database or per-question tuning); see benchmarks/question_linking.py."""
-
-    # column evidence weights
-    w_dense: float = 1.6
-    w_lex: float = 0.2
-    w_name: float = 0.3
-    w_value: float = 0.35
-    # relation evidence weights
-    r_dense: float = 0.6
-    r_lex: float = 0.3
-    r_name: float = 0.8
-    r_best_col: float = 1.0
-    r_second_col: float = 0.3
-    # localization (its own column weights: which database is a different question from which column)
-    l_lex: float = 0.35
-    l_name: float = 0.35
-    l_value: float = 1.2  # a literal of the question found in a group's values says a lot about where to look
-    l_rel_dense: float = 0.6
-    l_rel_lex: float = 0.3
-    l_rel_name: float = 0.6
-    retrieve_k: int = 60  # columns retrieved globally for group support
-    group_top_cols: int = 4  # a group's score sums its best this-many retrieved column scores
-    l_coverage: float = 0.15  # group support: retrieved columns / sqrt(group columns)
-    # term coverage: the idf-weighted share of the question's terms found anywhere in a unit
-    # (names, descriptions, values); rare terms that one unit alone has say where to look
-    l_term_cover: float = 1.0
-    candidates: int = 3  # groups reported
-    unsure_ratio: float = 0.9  # second group within this ratio of the first → unsure
-    # selection
-    max_relations: int = 4  # terminal relations before join completion
-    relation_ratio: float = 0.6  # keep relations scoring at least this share of the best
-    seed_columns: int = 4  # relations owning the group's best this-many columns are selected too
-    # a question word naming a relation (a word of its name) that no selected relation's name has
-    # selects the best such relation too ("tickets ... each customer": the customer model), this many at most
-    named_relations: int = 1
-    column_ratio: float = 0.3  # keep columns scoring at least this share of the best column
-    max_columns: int = 13  # columns returned at most, join keys included (keys are never dropped)
-    per_relation: int = 6  # non-key columns per relation at most
-    w_label: float = 0.15  # the name/title column of a model the question names (SELECT name ...)
-    count_key: int = 1  # questions that count things keep the primary key of the best model (COUNT(id))
-    time_key: int = 1  # time-grain questions ("per month", "latest") keep the best date column of the best model
-    keys_in_budget: int = 1  # join keys count against max_columns (0: keys come on top)
-    # budget-aware selection: below the column_ratio floor, a column still fills the remaining
-    # budget when it has real evidence of its own: a question word names it (name coverage), its
-    # own text matches (BM25 share of the best column), or a question literal is one of its values
-    fill_budget: int = 1
-    fill_name: float = 0.5  # name coverage at least
-    fill_lex: float = 0.5  # lexical score (share of the best column's) at least
-    fill_bridges: int = 1  # ... also a bridge relation's columns with such evidence
-    fill_per_relation: int = 9  # ... up to this many non-key columns of one relation (wide tables)
-    max_path_cost: float = 8.0  # join completion: longest path searched between two terminals (a hop costs 1-3)
-    # spans: a unit is one schema (or project); a question may use a second unit joined to the first
-    span_ratio: float = 0.9  # ... when that unit's localization score is at least this share of the best's
-    span_confidence: float = CONFIDENCE_BARS.span_units  # ... through links at or above this confidence (weaker ones never cross units)
-    max_spans: int = 1  # units an answer may add to its own
-
-    def with_overrides(self, overrides: dict | None) -> "LinkSettings":
-        if not overrides:
-            return self
-        names = {f.name: f.type for f in fields(self)}
-        clean = {}
-        for key, value in overrides.items():
-            if key not in names:
-                raise SchemaLinkError(f"unknown linker setting {key!r}: use one of {', '.join(sorted(names))}")
-            clean[key] = int(value) if isinstance(getattr(self, key), int) else float(value)
-        return replace(self, **clean)
 
 
 @dataclass
@@ -157,7 +87,7 @@ class Linker:
         self.embedder = embedder if use_dense else None
         self.retrieval = "dense+lexical+values" if self.embedder else "lexical+values"
         self._name_index = _NameIndex.build(index)
-        self._group_ncols = np.bincount(index.col_group, minlength=len(index.corpus.groups))
+        self.units = UnitRanker(index, settings)  # the database stage
         self.hook: LinkerHook | None = None  # optional question-time stages (linker/hook.py); None: offline
 
     # ---------------------------------------------------------------------------------------
@@ -214,21 +144,6 @@ class Linker:
                         rel.astype(np.float32), rel_name, counts, bool(_GRAIN_RE.search(text)), loc,
                         rel_loc.astype(np.float32), qterms)
 
-    def _term_coverage(self, qterms: Sequence[str], n_groups: int) -> np.ndarray:
-        """Per unit, the idf-weighted share of the question's terms some column document of the
-        unit holds. Walks the postings of the question's terms only (as BM25 does)."""
-        lex, idx = self.index.col_lex, self.index
-        covered = np.zeros(n_groups, np.float64)
-        total = 0.0
-        for t in sorted({lex.vocab[t] for t in qterms if t in lex.vocab}):
-            units = np.unique(idx.col_group[lex.doc_ids[lex.term_ptr[t]:lex.term_ptr[t + 1]]])
-            if not len(units):
-                continue
-            weight = float(np.log(1.0 + n_groups / len(units)))
-            covered[units] += weight
-            total += weight
-        return covered / total if total > 0 else covered
-
     def _segment_second(self, col: np.ndarray) -> np.ndarray:
         """Second-best column score per relation (0 for one-column relations)."""
         idx = self.index
@@ -248,43 +163,7 @@ class Linker:
 
     # ---------------------------------------------------------------------------------------
     def localize(self, ev: Evidence) -> list[Candidate]:
-        s, idx = self.settings, self.index
-        n_groups = len(idx.corpus.groups)
-        if n_groups == 0:
-            return []
-        col = ev.loc if ev.loc is not None else ev.col
-        finite = np.isfinite(col)
-        k = min(s.retrieve_k, int(finite.sum()))
-        if k == 0:
-            return []
-        top = np.argpartition(-np.where(finite, col, -1e9), k - 1)[:k]
-        top = top[np.argsort(-col[top], kind="stable")]
-        groups = idx.col_group[top]
-        scores = np.zeros(n_groups, np.float64)
-        support = np.zeros(n_groups, np.int64)
-        taken = np.zeros(n_groups, np.int64)
-        for c, g in zip(top, groups):
-            support[g] += 1
-            if taken[g] < s.group_top_cols:
-                scores[g] += float(col[c])
-                taken[g] += 1
-        # relation-level evidence: the best relation of each group
-        rel_scores = ev.rel_loc if ev.rel_loc is not None else ev.rel
-        rel = np.where(np.isfinite(rel_scores), rel_scores, -np.inf)
-        best_rel = np.full(n_groups, -np.inf)
-        np.maximum.at(best_rel, idx.rel_group, rel)
-        scores = scores / max(1, s.group_top_cols) + np.where(np.isfinite(best_rel), best_rel, 0.0)
-        # Support (MDB-Link): how many of the globally retrieved columns a group holds, relative to
-        # its size, so a large schema does not win on sheer number of columns.
-        scores += s.l_coverage * support / np.sqrt(np.maximum(self._group_ncols, 1))
-        if s.l_term_cover and n_groups > 1:
-            scores += s.l_term_cover * self._term_coverage(ev.terms, n_groups)
-        pruned = [g for g in np.argsort(-scores, kind="stable") if support[g] > 0 or np.isfinite(best_rel[g])]
-        out = []
-        for g in pruned[: s.candidates]:
-            gd = idx.corpus.groups[g]
-            out.append(Candidate(int(g), gd.key, gd.project, gd.database, gd.schema, float(scores[g]), int(support[g])))
-        return out
+        return self.units.rank(ev)
 
     # ---------------------------------------------------------------------------------------
     def span_units(self, candidates: Sequence[Candidate]) -> list[int]:
@@ -467,7 +346,7 @@ class Linker:
                     bridged.append((sc, r, c))
         cands.sort(key=lambda t: (-t[0], t[2]))
         floor = best_overall * s.column_ratio if best_overall > 0 else best_overall
-        budget = max(0, s.max_columns - n_keys)
+        budget = max(0, self.column_budget(len(terminals)) - n_keys)
         per_rel = {r: 0 for r in chosen}
         # 1) the best column of every terminal relation
         for sc, r, c in cands:
@@ -496,6 +375,14 @@ class Linker:
                 per_rel[r] += 1
                 budget -= 1
         return picked
+
+    def column_budget(self, n_terminals: int) -> int:
+        """max_columns, grown by wide_columns per terminal relation from the wide_relations-th
+        on (a question whose evidence spans many relations needs more columns), at most
+        wide_max_columns."""
+        s = self.settings
+        extra = s.wide_columns * max(0, n_terminals - s.wide_relations + 1)
+        return max(s.max_columns, min(s.max_columns + extra, s.wide_max_columns))
 
     def _has_evidence(self, ev: Evidence, c: int) -> bool:
         s = self.settings
@@ -540,7 +427,7 @@ class Linker:
                 run.finish(answer)
             answer.latency_ms = (time.perf_counter() - start) * 1000
             return answer
-        unsure = len(candidates) > 1 and candidates[1].score >= self.settings.unsure_ratio * candidates[0].score
+        unsure = len(candidates) > 1 and candidates[0].confidence < self.settings.sure_confidence
         picked = run.select(candidates[0].group) if run is not None else None
         spans = self.span_units(candidates)
         terminals, chosen, columns, tree, unjoined = picked or self.select(ev, candidates[0].group, spans)

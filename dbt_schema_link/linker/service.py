@@ -25,7 +25,8 @@ from dbt_schema_link.linker.documents import GROUP_MODES, ProjectInput
 from dbt_schema_link.linker.embedder import DEFAULT_MODEL, NO_MODEL, load_embedder
 from dbt_schema_link.linker.hook import LinkerHook
 from dbt_schema_link.linker.linkfile import project_links
-from dbt_schema_link.linker.pipeline import Linker, LinkSettings
+from dbt_schema_link.linker.pipeline import Linker
+from dbt_schema_link.linker.settings import LinkSettings
 from dbt_schema_link.linker.render import DEFAULT_BUDGET, DEFAULT_TEMPLATE, Renderer
 from dbt_schema_link.linker.store import BuildReport, build_index, fingerprint, load_index, read_meta
 from dbt_schema_link.links import CONFIDENCE_BARS

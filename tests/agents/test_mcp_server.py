@@ -5,7 +5,9 @@ carrying protocol frames only, and a refresh when the artifacts change while ser
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -253,3 +255,60 @@ def test_changed_artifacts_refresh_the_index(linked_shop, tmp_path):
     assert after.structured_content["description"] == "Shops, renamed while the server ran."
     log = stderr.read_text()
     assert "changed since the index was loaded: refreshing the index" in log
+
+
+# ---------------------------------------------------------------------------------------------
+# find_schema over near-identical databases: the top three with their confidence
+
+COPIES = ("shop_east", "shop_north", "shop_west")
+
+
+@pytest.fixture(scope="module")
+def copied_shops(tmp_path_factory) -> BuiltProject:
+    """One project holding three copies of one shop schema and a school schema (sources only),
+    indexed without a model: a shop question fits the three copies equally, a school one only
+    the school."""
+    from tests.conftest import base_env
+    from tests.linker.conftest import SCHOOL, SHOP, build_dbt_project
+
+    specs = [dataclasses.replace(SHOP, db_id=name) for name in COPIES] + [SCHOOL]
+    dest = build_dbt_project(tmp_path_factory.mktemp("mcp_copies") / "copies", "copies", specs)
+    project = BuiltProject(dest, "dev", base_env())
+    project.cli("index", *project.project_args(), "--model", "none", "--quiet")
+    return project
+
+
+@pytest.fixture(scope="module")
+def copies_exchange(copied_shops, tmp_path_factory):
+    stderr = tmp_path_factory.mktemp("mcp_copies_log") / "stderr.txt"
+
+    async def calls(session):
+        return {key: await session.call_tool("find_schema", {"question": q}) for key, q in (
+            ("shop", "What is the total order amount of each customer?"),
+            ("school", "What is the final grade of each student in each course?"))}
+
+    return _session(copied_shops, stderr, calls)
+
+
+def test_find_schema_names_the_top_three_databases_when_unsure(copies_exchange):
+    result = copies_exchange["shop"]
+    assert not result.is_error, result.content[0].text
+    data = result.structured_content
+    top = data["candidates"][:3]
+    assert data["unsure"] and {c["schema"] for c in top} == set(COPIES), data["candidates"]
+    assert abs(sum(c["confidence"] for c in data["candidates"]) - 1.0) < 0.01
+    assert all(c["confidence"] < 0.5 for c in top), top
+    note = result.content[0].text.split("\n\nnote: ")[1]
+    named = dict(re.findall(r"(\S+) \((0\.\d\d)\)", note))
+    assert set(named) == {c["group"] for c in top}, note
+    assert all(abs(float(named[c["group"]]) - c["confidence"]) <= 0.006 for c in top), (note, top)
+    assert "pass `database` to choose" in note
+
+
+def test_find_schema_is_sure_when_one_database_fits(copies_exchange):
+    result = copies_exchange["school"]
+    assert not result.is_error, result.content[0].text
+    data = result.structured_content
+    assert data["schema"] == "school" and not data["unsure"], data["candidates"]
+    assert data["candidates"][0]["confidence"] >= 0.7
+    assert "note:" not in result.content[0].text

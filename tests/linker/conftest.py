@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from dbt_schema_link.linker.embedder import DEFAULT_MODEL, load_embedder
-from dbt_schema_link.linker.evaluation.convert import DatabaseSpec, TableSpec, write_project
-from dbt_schema_link.linker.evaluation.harness import dbt_version, run_dbt
+from dbt_schema_link.evaluation.convert import DatabaseSpec, TableSpec, write_project
+from dbt_schema_link.evaluation.harness import dbt_version, run_dbt
 from dbt_schema_link.profiling.cache import ProfileCache
 from dbt_schema_link.profiling.records import ColumnProfile, ProfileSet, RelationProfile
 from dbt_schema_link.project_config import locate

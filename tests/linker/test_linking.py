@@ -15,7 +15,7 @@ import yaml
 from dbt_schema_link.embedding_spec import DEFAULT_MODEL
 from dbt_schema_link.errors import SchemaLinkError
 from dbt_schema_link.linker import ask_batch, index, open_session, read_questions
-from dbt_schema_link.linker.evaluation.harness import run_dbt
+from dbt_schema_link.evaluation.harness import run_dbt
 from dbt_schema_link.linker.tokens import count_tokens
 
 pytestmark = pytest.mark.dbt

@@ -8,7 +8,7 @@ import pytest
 
 from dbt_schema_link.linker import values as values_mod
 from dbt_schema_link.linker.documents import ColumnDoc, EdgeDoc
-from dbt_schema_link.linker.evaluation.gold import gold_columns
+from dbt_schema_link.evaluation.gold import gold_columns
 from dbt_schema_link.linker.graph import JoinGraph
 from dbt_schema_link.linker.lexical import LexicalIndex
 from dbt_schema_link.linker.text import literals, split_identifier, stem, terms

@@ -17,20 +17,20 @@ from typing import Callable, Sequence
 
 from dbt_schema_link.dbt_runner import find_dbt
 from dbt_schema_link.errors import SchemaLinkError
-from dbt_schema_link.linker.evaluation.convert import (
+from dbt_schema_link.evaluation.convert import (
     DatabaseSpec,
     add_bird_descriptions,
     add_spider_names,
     read_tables_json,
     write_project,
 )
-from dbt_schema_link.linker.evaluation.gold import gold_columns
-from dbt_schema_link.linker.evaluation.metrics import QuestionResult, Summary, summarize  # noqa: F401 (re-exported)
+from dbt_schema_link.evaluation.gold import gold_columns
+from dbt_schema_link.evaluation.metrics import QuestionResult, Summary, summarize  # noqa: F401 (re-exported)
 from dbt_schema_link.linker.service import LinkSession
 from dbt_schema_link.profiling.options import ProfileOptions
 
 Progress = Callable[[str], None]
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[2]
 
 
 class JoinSource(str, Enum):

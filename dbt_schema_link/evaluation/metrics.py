@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dbt_schema_link.linker.evaluation.gold import Gold
+from dbt_schema_link.evaluation.gold import Gold
 
 
 @dataclass
