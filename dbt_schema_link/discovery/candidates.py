@@ -52,7 +52,7 @@ class Candidate:
 
     @property
     def key(self) -> tuple[tuple[str, str], tuple[str, str]]:
-        return (self.child.ref.key(), self.parent.ref.key())
+        return (self.child.key, self.parent.key)
 
 
 def can_be_parent(c: ColInfo) -> bool:
@@ -311,7 +311,7 @@ def generate(features: Features, settings: DiscoverySettings, joins: list[SqlJoi
     def put(child: ColInfo, parent: ColInfo, source: Source, join: SqlJoin | None = None) -> None:
         if child is parent or not can_be_child(child) or skip(child, parent):
             return
-        key = (child.ref.key(), parent.ref.key())
+        key = (child.key, parent.key)
         cand = out.get(key)
         if cand is None:
             cand = out[key] = Candidate(child, parent, source)

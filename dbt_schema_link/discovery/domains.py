@@ -37,14 +37,20 @@ class UnionFind:
             self._size[item] = 1
 
     def find(self, item: Hashable) -> Hashable:
-        self.add(item)
+        """The item's set; an item never added is its own set (and is not added: discovery asks
+        this of hundreds of thousands of columns that have no lineage copy)."""
         parent = self._parent
-        while parent[item] != item:
-            parent[item] = parent[parent[item]]
-            item = parent[item]
+        up = parent.get(item)
+        if up is None:
+            return item
+        while up != item:
+            parent[item] = grand = parent[up]
+            item, up = grand, parent[grand]
         return item
 
     def union(self, a: Hashable, b: Hashable) -> Hashable:
+        self.add(a)
+        self.add(b)
         ra, rb = self.find(a), self.find(b)
         if ra == rb:
             return ra

@@ -31,17 +31,18 @@ class RelInfo:
     origins: frozenset[str] = frozenset()  # the sources (or seed/model roots) it derives from
     columns: list[ColInfo] = field(default_factory=list)
     key_columns: list[ColInfo] = field(default_factory=list)  # its primary-key candidates
+    sample_fraction: float = field(init=False)
 
     @property
     def row_count(self) -> int:
         return self.profile.row_count if self.profile else 0
 
-    @property
-    def sample_fraction(self) -> float:
-        """Fraction of rows the profile's statistics describe: below 1.0 only for a sample of rows.
-        A value-coordinated sample read every row and scaled its distinct counts, and its
-        signatures hold the same values as the full column's: no scaling (RelationProfile.row_fraction)."""
-        return self.profile.row_fraction if self.profile else 1.0
+    def __post_init__(self) -> None:
+        #: Fraction of rows the profile's statistics describe (asked once per scored pair): below
+        #: 1.0 only for a sample of rows. A value-coordinated sample read every row and scaled its
+        #: distinct counts, and its signatures hold the same values as the full column's: no
+        #: scaling (RelationProfile.row_fraction).
+        self.sample_fraction = self.profile.row_fraction if self.profile else 1.0
 
 
 @dataclass(eq=False)
@@ -62,6 +63,9 @@ class ColInfo:
     declared_pk: bool = False
     table_key: bool = False  # among its relation's key_columns (asked once per scored pair)
     aggregate: bool = False  # its model's SQL computes it with count/sum/avg (set from SqlFacts)
+    key: tuple[str, str] = field(init=False)  # ref.key(): the column's case-insensitive identity
+    has_values: bool = field(init=False)
+    distinct: int = field(init=False)  # the profile's distinct count (0 without values)
 
     @property
     def counts_something(self) -> bool:
@@ -73,13 +77,12 @@ class ColInfo:
             return False
         return self.numeric_values if self.has_values else self.family in (TypeFamily.INTEGER, TypeFamily.DECIMAL)
 
-    @property
-    def has_values(self) -> bool:
-        return self.profile is not None and self.profile.non_null > 0
-
-    @property
-    def distinct(self) -> int:
-        return self.profile.distinct if self.profile else 0
+    def __post_init__(self) -> None:
+        # asked millions of times at warehouse scale: plain attributes, set once from the profile
+        # (which a ColInfo never changes)
+        self.key = self.ref.key()
+        self.has_values = self.profile is not None and self.profile.non_null > 0
+        self.distinct = self.profile.distinct if self.profile else 0
 
     @property
     def label(self) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from dbt_schema_link.artifacts.records import ColumnRef, DeclaredLink, LinkOrigin, Project, ResourceType
 from dbt_schema_link.confidence import confidence_text
@@ -27,7 +27,7 @@ from dbt_schema_link.discovery.records import (
     Cardinality, Domain, Evidence, Link, LinkKind, LinkSet, Orphans, Provenance, Rejection, Signal, StageTimings, Trap, round4,
 )
 from dbt_schema_link.discovery.render import SqlPath
-from dbt_schema_link.discovery.scoring import VALUE_SIGNALS, score
+from dbt_schema_link.discovery.scoring import VALUE_SIGNALS, confidence, score
 from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.sqlfacts import SqlFacts, extract_sql_facts
 from dbt_schema_link.discovery.values import ContainmentEstimate
@@ -52,13 +52,22 @@ _ORIGIN_SIGNAL = {
 @dataclass(eq=False)
 class Scored:
     cand: Candidate
-    evidence: tuple[Evidence, ...]
+    raw: tuple[Evidence, ...]  # the evidence as weighed, contributions not filled in
     confidence: float  # for a pending TYPES_NEED_VALUES block: the confidence if values agree
     block: Block | None
     trap: tuple[Trap, str] | None
     estimate: ContainmentEstimate | None
     exact: ContainmentResult | None
     measured: bool = True  # its columns were profiled (which scoring table applies)
+    _scored: tuple[Evidence, ...] | None = field(default=None, repr=False)
+
+    @property
+    def evidence(self) -> tuple[Evidence, ...]:
+        """The evidence with each item's contribution, made when first asked: every candidate
+        is scored, few are reported (hundreds of thousands of pairs at warehouse scale)."""
+        if self._scored is None:
+            self._scored = score(self.raw, self.measured)[1]
+        return self._scored
 
 
 def discover(project: Project, profiles: ProfileSet | None, settings: DiscoverySettings | None = None,
@@ -136,7 +145,7 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
     def skip(child: ColInfo, parent: ColInfo) -> bool:
         """Declared pairs (either way), copies of one column, and — through lineage — copies of
         declared pairs and children that already have a declared parent."""
-        ck, pk = child.ref.key(), parent.ref.key()
+        ck, pk = child.key, parent.key
         if (ck, pk) in declared_pairs or (pk, ck) in declared_pairs:
             return True
         if lineage_uf.same(ck, pk):
@@ -230,8 +239,8 @@ def _value_fits(cands: dict, estimates: dict, exacts: dict, settings: DiscoveryS
             continue
         if not values_agree(estimates.get(key), exacts.get(key), settings):
             continue
-        per_class = containers.setdefault(cand.child.ref.key(), {})
-        cls = lineage_uf.find(parent.ref.key())
+        per_class = containers.setdefault(cand.child.key, {})
+        cls = lineage_uf.find(parent.key)
         per_class[cls] = min(per_class.get(cls, parent.distinct), parent.distinct)
     # the two smallest containers per child: the nearest other one is the smallest unless that
     # is this parent's own class (one pass, not one per candidate over every container)
@@ -241,11 +250,11 @@ def _value_fits(cands: dict, estimates: dict, exacts: dict, settings: DiscoveryS
         smallest[child_key] = tuple(ranked)
     fits = {}
     for key, cand in cands.items():
-        child_key = cand.child.ref.key()
+        child_key = cand.child.key
         per_class = containers.get(child_key)
         if not per_class:
             continue
-        own = lineage_uf.find(cand.parent.ref.key())
+        own = lineage_uf.find(cand.parent.key)
         mine = per_class.get(own, cand.parent.distinct)
         two = smallest[child_key]
         others = [n for cls, n in two if cls != own][:1]
@@ -301,16 +310,15 @@ def _evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEsti
         elif est is None and exact is None:
             block = Block.PARENT_NOT_KEY  # nothing but a type match
     trap = find_trap(child, parent, evidence, settings, fit) if block is None else None
-    confidence, scored_evidence = score(evidence, measured)
     if pending and block is None:
         block = Block.TYPES_NEED_VALUES
-    return Scored(cand, scored_evidence, confidence, block, trap, est, exact, measured)
+    return Scored(cand, tuple(evidence), confidence(evidence, measured), block, trap, est, exact, measured)
 
 
 def _cap_per_child(scored: dict, cap: int) -> dict:
     by_child: dict[tuple, list[Scored]] = {}
     for s in scored.values():
-        by_child.setdefault(s.cand.child.ref.key(), []).append(s)
+        by_child.setdefault(s.cand.child.key, []).append(s)
     out = {}
     for items in by_child.values():
         items.sort(key=lambda s: (-_rank_value(s), str(s.cand.parent.ref)))
@@ -334,7 +342,7 @@ def _pairs_to_verify(scored: dict, settings: DiscoverySettings, lineage_uf: Unio
     for s in scored.values():
         if (s.exact is None and s.trap is None and s.block in (None, Block.TYPES_NEED_VALUES)
                 and _worth_checking(s) >= settings.verify_min_confidence):
-            key = (lineage_uf.find(s.cand.child.ref.key()), lineage_uf.find(s.cand.parent.ref.key()))
+            key = (lineage_uf.find(s.cand.child.key), lineage_uf.find(s.cand.parent.key))
             groups.setdefault(key, []).append(s)
     representatives = []
     for members in groups.values():
@@ -346,7 +354,7 @@ def _pairs_to_verify(scored: dict, settings: DiscoverySettings, lineage_uf: Unio
     for s in representatives:
         if len(chosen) >= settings.max_verify_total:
             break
-        child_class = lineage_uf.find(s.cand.child.ref.key())
+        child_class = lineage_uf.find(s.cand.child.key)
         if per_child.get(child_class, 0) >= settings.max_verify_per_child:
             continue
         per_child[child_class] = per_child.get(child_class, 0) + 1
@@ -358,10 +366,10 @@ def _worth_checking(s: Scored) -> float:
     """The confidence that decides whether a pair is verified: with or without the MinHash
     estimate, whichever is higher — the check replaces the estimate, so a noisy estimate against
     the pair (few minima of a small child in a large parent) must not stop it."""
-    without = [e for e in s.evidence if e.signal is not Signal.VALUE_CONTAINMENT_ESTIMATE]
-    if len(without) == len(s.evidence):
+    without = [e for e in s.raw if e.signal is not Signal.VALUE_CONTAINMENT_ESTIMATE]
+    if len(without) == len(s.raw):
         return s.confidence
-    return max(s.confidence, score(without, s.measured)[0])
+    return max(s.confidence, confidence(without, s.measured))
 
 
 def _share_with_copies(measured: dict, scored: dict, lineage_uf: UnionFind) -> dict:
@@ -393,12 +401,12 @@ def _select(scored: dict, settings: DiscoverySettings,
           and s.confidence >= settings.min_confidence]
     # a partial link (orphans) is the fallback of a child whose values no other parent holds
     # fully: a same-named sibling column with orphans does not beat the key that contains them all
-    full = {lineage_uf.find(s.cand.child.ref.key()) for s in ok if not _partial(s, settings)}
-    ok = [s for s in ok if not _partial(s, settings) or lineage_uf.find(s.cand.child.ref.key()) not in full]
+    full = {lineage_uf.find(s.cand.child.key) for s in ok if not _partial(s, settings)}
+    ok = [s for s in ok if not _partial(s, settings) or lineage_uf.find(s.cand.child.key) not in full]
     # orientation: of a->b and b->a keep the better
     best_of_pair: dict[frozenset, Scored] = {}
     for s in ok:
-        pair = frozenset((s.cand.child.ref.key(), s.cand.parent.ref.key()))
+        pair = frozenset((s.cand.child.key, s.cand.parent.key))
         other = best_of_pair.get(pair)
         if other is None or _better(s, other):
             best_of_pair[pair] = s
@@ -408,7 +416,7 @@ def _select(scored: dict, settings: DiscoverySettings,
     # group candidates by (child class, parent class)
     groups: dict[tuple, list[Scored]] = {}
     for s in ok:
-        groups.setdefault((cls(s.cand.child.ref.key()), cls(s.cand.parent.ref.key())), []).append(s)
+        groups.setdefault((cls(s.cand.child.key), cls(s.cand.parent.key)), []).append(s)
     by_child_class: dict[object, list[tuple]] = {}
     for gkey in groups:
         by_child_class.setdefault(gkey[0], []).append(gkey)
@@ -540,7 +548,7 @@ def _rejections(scored: dict, settings: DiscoverySettings, links: list[Link],
     for s in scored.values():
         if s.trap is None or s.block is not None or s.confidence < settings.min_confidence:
             continue
-        child_class = cls(s.cand.child.ref.key())
+        child_class = cls(s.cand.child.key)
         if child_class in linked_children or (s.trap[0] is Trap.KEY_TO_KEY and child_class in parents):
             continue
         if child_class not in best or _sort_key(s) > _sort_key(best[child_class]):
@@ -566,10 +574,10 @@ def _contradicted(scored: dict, settings: DiscoverySettings, taken: set, cls) ->
             continue
         if exact.containment >= min(settings.partial_min_containment, settings.min_exact_containment):
             continue
-        if not has_name_signal(s.evidence):
+        if not has_name_signal(s.raw):
             continue
-        names_only = score([e for e in s.evidence if e.signal not in VALUE_SIGNALS], s.measured)[0]
-        child_class = cls(s.cand.child.ref.key())
+        names_only = confidence([e for e in s.raw if e.signal not in VALUE_SIGNALS], s.measured)
+        child_class = cls(s.cand.child.key)
         if names_only < settings.min_confidence or child_class in taken:
             continue
         if child_class not in best or names_only > best[child_class][0]:

@@ -52,28 +52,49 @@ def score(evidence: Iterable[Evidence], measured: bool = True) -> tuple[float, t
     An exact containment measurement supersedes the MinHash estimate (which then contributes 0).
     """
     items = list(evidence)
-    table = table_for(measured)
-    has_exact = any(e.signal is Signal.EXACT_CONTAINMENT for e in items)
+    total, contributions = _log_odds(items, table_for(measured))
+    out = tuple(Evidence(e.signal, e.strength, e.detail, contribution=c) for e, c in zip(items, contributions))
+    return squash(total), out
+
+
+def confidence(evidence: Sequence[Evidence], measured: bool = True) -> float:
+    """``score(evidence, measured)[0]`` without the scored evidence records (discovery scores
+    every candidate pair and reports a few: the records are built for those, see
+    ``pipeline.Scored``)."""
+    return squash(_log_odds(evidence, table_for(measured))[0])
+
+
+def _log_odds(items: Sequence[Evidence], table: Table) -> tuple[float, list[float]]:
+    """The summed log-odds (bias included) and each item's contribution, names capped at
+    ``table.name_cap`` together."""
+    weights = table.weights
+    has_exact = False
+    for e in items:
+        if e.signal is Signal.EXACT_CONTAINMENT:
+            has_exact = True
+            break
     raw: list[float] = []
     name_total = 0.0
     for e in items:
-        if has_exact and e.signal is Signal.VALUE_CONTAINMENT_ESTIMATE:
+        signal = e.signal
+        if has_exact and signal is Signal.VALUE_CONTAINMENT_ESTIMATE:
             c = 0.0
         else:
-            c = weight(table, e.signal) * max(-1.0, min(1.0, e.strength))
+            w = CROSS_SOURCE_WEIGHT if signal is Signal.CROSS_SOURCE else weights.get(signal, 0.0)
+            c = w * max(-1.0, min(1.0, e.strength))
         raw.append(c)
-        if c > 0 and e.signal in NAME_SIGNALS:
+        if c > 0 and signal in NAME_SIGNALS:
             name_total += c
     cap = table.name_cap
     factor = cap / name_total if cap is not None and name_total > cap else 1.0
-    out: list[Evidence] = []
     total = table.bias
-    for e, c in zip(items, raw):
-        if e.signal in NAME_SIGNALS and c > 0:
+    for i, e in enumerate(items):
+        c = raw[i]
+        if c > 0 and e.signal in NAME_SIGNALS:
             c *= factor
+            raw[i] = c
         total += c
-        out.append(Evidence(e.signal, e.strength, e.detail, contribution=c))
-    return squash(total), tuple(out)
+    return total, raw
 
 
 def squash(log_odds: float) -> float:

@@ -180,6 +180,14 @@ def _kminhash(value: Any) -> tuple[int, ...] | None:
     if not isinstance(parts, list):
         return None
     try:
+        # the cache's own form (unsigned decimals, no blanks) takes one map(int): loading a
+        # warehouse's cache is 100,000s of signatures
+        ints = tuple(map(int, parts))
+        if ints and min(ints) >= 0 and max(ints) <= HASH_MASK:
+            return ints
+    except (TypeError, ValueError, OverflowError):
+        pass
+    try:
         return tuple(int(p) & HASH_MASK for p in parts if str(p).strip() != "")
     except (TypeError, ValueError, OverflowError):
         return None
