@@ -183,10 +183,18 @@
         for the row count), which yields the exact distinct values with their frequencies. All
         later steps run on those distinct values: per-column statistics, one-permutation MinHash
         (each value hashed once, bucket = hash mod k, minimum per bucket; only for columns
-        schema_link_sketch_values accepts) and the top values of low-cardinality columns. -#}
+        schema_link_sketch_values accepts) and the top values of low-cardinality columns.
+        A value sample (schema_link__value_sampled) reads every row too, but the values are
+        grouped by their hash instead (postgres__schema_link_value_groups) and `vals` holds
+        the kept ones. -#}
     {%- set k = options.get('k', 128) | int -%}
     {%- set top_n = options.get('top_n', 10) | int -%}
     {%- set top_max = options.get('top_max_distinct', 50) | int -%}
+    {%- set by_value = dbt_schema_link.schema_link__value_sampled(options) -%}
+    {%- if by_value -%}
+        {%- set recovery_groups = dbt_schema_link.schema_link__sampling_settings().recovery_groups -%}
+        {%- set threshold_sql = 'cast(' ~ dbt_schema_link.schema_link__value_threshold(options.sample_percent, true) ~ ' as bigint)' -%}
+    {%- endif -%}
     {%- if columns | length == 0 -%}
     {{ return(dbt_schema_link.schema_link__relation_row_sql(relation, columns, options)) }}
     {%- endif -%}
@@ -199,12 +207,68 @@
     with src as (
         select
         {%- for col in columns %}
-            {{ dbt_schema_link.schema_link_canonical_text(
-                dbt_schema_link.schema_link_quote(col.name)) }} as v{{ loop.index0 }}{{ ',' if not loop.last }}
+            {%- set q = dbt_schema_link.schema_link_quote(col.name) %}
+            {%- set x = ('cast(' ~ q ~ ' as double precision)') if loop.index0 | string in numeric else 'cast(null as double precision)' %}
+            {{ dbt_schema_link.schema_link_canonical_text(q) }} as v{{ loop.index0 }}
+            {%- if by_value %}, {{ x }} as x{{ loop.index0 }}{% endif %}{{ ',' if not loop.last }}
         {%- endfor %}
         from {{ relation }}
         {{ dbt_schema_link.schema_link__sample_sql(relation, columns, options) }}
     ),
+    {%- if by_value %}
+
+    {#- each column's values as (col_idx, v, x) rows, grouped by hash: a kept value is its own
+        group; the values above the threshold fall into the recovery groups -#}
+    grouped as (
+        select
+            col_idx,
+            case when h < {{ threshold_sql }} then h end as kept,
+            case when h >= {{ threshold_sql }} then mod(mod(h, {{ recovery_groups }}) + {{ recovery_groups }}, {{ recovery_groups }}) end as recovery,
+            count(*) as n,
+            min(h) as h_lo,
+            max(h) as h_hi,
+            min(v collate "C") as val,
+            min(x) as x_lo,
+            max(x) as x_hi
+        from (
+            select cv.col_idx, cv.v, cv.x, hashtextextended(cv.v, 0) as h
+            from src
+            cross join lateral (values
+            {%- for col in columns %}
+                ({{ loop.index0 }}, v{{ loop.index0 }}, x{{ loop.index0 }}){{ ',' if not loop.last }}
+            {%- endfor %}
+            ) as cv (col_idx, v, x)
+        ) as hashed
+        group by 1, 2, 3
+    ),
+
+    {#- s: a recovery group of the column holds two values, so the values above the threshold
+        are not all named: they count as non-null rows with no value (lost) -#}
+    judged as (
+        select
+            grouped.*,
+            coalesce(bool_or(recovery is not null and h_lo <> h_hi) over (partition by col_idx), false) as s
+        from grouped
+    ),
+
+    vals as (
+        select col_idx, val, n
+        from judged
+        where val is not null and (kept is not null or not s)
+    ),
+
+    per_column as (
+        select
+            col_idx,
+            sum(n) as row_count,
+            bool_or(s) as s,
+            coalesce(sum(case when recovery is not null and s then n end), 0) as lost,
+            min(x_lo) as min_value,
+            max(x_hi) as max_value
+        from judged
+        group by col_idx
+    ),
+    {%- else %}
 
     grp as (
         select
@@ -233,6 +297,14 @@
         from grp
         where val is not null
     ),
+
+    {#- the empty grouping set's row is the row count -#}
+    counted as (
+        select n as row_count
+        from grp
+        where col_idx is null
+    ),
+    {%- endif %}
 
     stats as (
         select
@@ -273,17 +345,36 @@
             from vals
             where {{ top_n }} > 0
               and col_idx in (select col_idx from stats where distinct_count <= {{ top_max }})
+              {%- if by_value %}
+              and col_idx in (select col_idx from per_column where not s)
+              {%- endif %}
         ) as ranked
         where rn <= {{ top_n }}
         group by col_idx
-    ),
-
-    {#- the empty grouping set's row is the row count -#}
-    counted as (
-        select n as row_count
-        from grp
-        where col_idx is null
     )
+
+    {%- if by_value %}
+
+    {#- driven by per_column: a column may keep no value at all -#}
+    select
+        per_column.col_idx,
+        per_column.row_count,
+        coalesce(stats.non_null, 0) + per_column.lost as non_null,
+        {#- a value sample holds about sample_percent of the distinct values -#}
+        case when per_column.s then cast(round(coalesce(stats.distinct_count, 0) * {{ 100.0 / (options.sample_percent | float) }}) as bigint)
+            else coalesce(stats.distinct_count, 0) end as distinct_count,
+        per_column.s as distinct_approx,
+        stats.min_len,
+        stats.max_len,
+        signatures.minhash,
+        case when signatures.minhash is not null then 'buckets' end as minhash_format,
+        stats.flag_bad,
+        tops.top_values,
+        per_column.min_value,
+        per_column.max_value
+    from per_column
+    left join stats on stats.col_idx = per_column.col_idx
+    {%- else %}
 
     select
         stats.col_idx,
@@ -301,8 +392,10 @@
         stats.max_value
     from stats
     cross join counted
-    left join signatures on signatures.col_idx = stats.col_idx
-    left join tops on tops.col_idx = stats.col_idx
+    {%- endif %}
+    {%- set driver = 'per_column' if by_value else 'stats' %}
+    left join signatures on signatures.col_idx = {{ driver }}.col_idx
+    left join tops on tops.col_idx = {{ driver }}.col_idx
 {% endmacro %}
 
 {% macro duckdb__schema_link_profile_sql(relation, columns, options) %}
@@ -338,9 +431,7 @@
     {%- if by_value -%}
         {#- DuckDB's hash is UBIGINT: the threshold is sample_percent of its range -#}
         {%- set recovery_groups = dbt_schema_link.schema_link__sampling_settings().recovery_groups -%}
-        {%- set threshold = [((options.sample_percent | float) / 100.0 * 18446744073709551615) | int,
-                             18446744073709551615 - recovery_groups] | min -%}
-        {%- set threshold = threshold ~ '::ubigint' -%}
+        {%- set threshold = dbt_schema_link.schema_link__value_threshold(options.sample_percent, false) ~ '::ubigint' -%}
     {%- endif -%}
     {%- set quoted = [] -%}
     {%- set sketched = [] -%}
@@ -520,6 +611,10 @@
         yields, in a chain with no second reference to any step (Spark re-plans every reference
         of a CTE, which would read the relation again):
         - vals: each column's distinct canonical values with their frequencies (NULL included).
+          In a value sample (schema_link__value_sampled) the values are grouped by hash instead:
+          a kept value (hash below the threshold) is its own group, the others fall into the
+          recovery groups; when one of a column's recovery groups holds two values (s) their
+          rows are `lost`: non-null rows with no value, and the distinct count is scaled.
         - ranked: each value's rank by frequency within its column (for the top values).
         - buckets: one-permutation MinHash, xxhash64 of each distinct value once; bucket = hash
           mod k keeps its minimum; counts, lengths, flag check and top-ranked values alongside.
@@ -529,6 +624,7 @@
     {%- set top_n = options.get('top_n', 10) | int -%}
     {%- set top_max = options.get('top_max_distinct', 50) | int -%}
     {%- set sample = dbt_schema_link.schema_link__sample_sql(relation, columns, options) | trim -%}
+    {%- set by_value = dbt_schema_link.schema_link__value_sampled(options) -%}
     {%- if columns | length == 0 -%}
     {{ return(dbt_schema_link.schema_link__relation_row_sql(relation, columns, options)) }}
     {%- endif -%}
@@ -538,32 +634,82 @@
     {%- for col in columns -%}
         {%- if dbt_schema_link.schema_link_sketch_values(col.data_type) -%}{%- do sketched.append(loop.index0 | string) -%}{%- endif -%}
         {%- if dbt_schema_link.schema_link_numeric_type(col.data_type) -%}{%- do numeric.append(loop.index0 | string) -%}{%- endif -%}
-        {%- do stacked.append(loop.index0 ~ ', v' ~ loop.index0) -%}
+        {%- do stacked.append(loop.index0 ~ ', v' ~ loop.index0 ~ (', x' ~ loop.index0 if by_value else '')) -%}
     {%- endfor -%}
     {%- set is_sketched = 'col_idx in (' ~ (sketched | join(', ') if sketched else 'null') ~ ')' -%}
     {%- set is_numeric = 'col_idx in (' ~ (numeric | join(', ') if numeric else 'null') ~ ')' %}
+    {%- if by_value -%}
+        {%- set groups = dbt_schema_link.schema_link__sampling_settings().recovery_groups -%}
+        {%- set threshold = 'cast(' ~ dbt_schema_link.schema_link__value_threshold(options.sample_percent, true) ~ ' as bigint)' -%}
+    {%- endif %}
     with src as (
         select
         {%- for col in columns %}
-            {{ dbt_schema_link.schema_link_canonical_text(
-                dbt_schema_link.schema_link_quote(col.name), col.data_type) }} as v{{ loop.index0 }}{{ ',' if not loop.last }}
+            {%- set q = dbt_schema_link.schema_link_quote(col.name) %}
+            {%- set x = ('cast(' ~ q ~ ' as double)') if (loop.index0 | string) in numeric else 'cast(null as double)' %}
+            {{ dbt_schema_link.schema_link_canonical_text(q, col.data_type) }} as v{{ loop.index0 }}
+            {%- if by_value %}, {{ x }} as x{{ loop.index0 }}{% endif %}{{ ',' if not loop.last }}
         {%- endfor %}
         from {{ relation }}
         {{ sample }}
     ),
+    {%- if by_value %}
 
     vals as (
-        select cv.col_idx, cv.v, count(*) as n
+        select
+            col_idx,
+            case when kept is not null or not s then v end as v,
+            n,
+            recovery is not null and s as lost,
+            s,
+            x_lo,
+            x_hi
+        from (
+            select
+                grouped.*,
+                max(recovery is not null and h_lo <> h_hi) over (partition by col_idx) as s
+            from (
+                select
+                    col_idx,
+                    case when h < {{ threshold }} then h end as kept,
+                    case when h >= {{ threshold }} then pmod(h, {{ groups }}) end as recovery,
+                    count(*) as n,
+                    min(h) as h_lo,
+                    max(h) as h_hi,
+                    first(v) as v,
+                    min(x) as x_lo,
+                    max(x) as x_hi
+                from (
+                    {#- xxhash64(NULL) is the seed, not NULL -#}
+                    select cv.col_idx, cv.v, cv.x, case when cv.v is not null then xxhash64(cv.v) end as h
+                    from src
+                    lateral view stack({{ columns | length }}, {{ stacked | join(', ') }}) cv as col_idx, v, x
+                ) as hashed
+                group by 1, 2, 3
+            ) as grouped
+        ) as judged
+    ),
+    {%- else %}
+
+    vals as (
+        select cv.col_idx, cv.v, count(*) as n, false as lost, false as s,
+            case when cv.col_idx in ({{ numeric | join(', ') if numeric else 'null' }}) then cast(cv.v as double) end as x_lo,
+            case when cv.col_idx in ({{ numeric | join(', ') if numeric else 'null' }}) then cast(cv.v as double) end as x_hi
         from src
         lateral view stack({{ columns | length }}, {{ stacked | join(', ') }}) cv as col_idx, v
         group by cv.col_idx, cv.v
     ),
+    {%- endif %}
 
     ranked as (
         select
             col_idx,
             v,
             n,
+            lost,
+            s,
+            x_lo,
+            x_hi,
             case when v is not null then row_number() over (partition by col_idx, v is null order by n desc, v) end as rn
         from vals
     ),
@@ -571,16 +717,17 @@
     buckets as (
         select
             col_idx,
-            case when v is null then -1 else pmod(xxhash64(v), {{ k }}) end as bucket,
+            {#- -2: lost rows (non-null, no value); -1: NULL -#}
+            case when lost then -2 when v is null then -1 else pmod(xxhash64(v), {{ k }}) end as bucket,
             sum(n) as n,
             count(v) as d,
+            max(s) as s,
             min(length(v)) as min_len,
             max(length(v)) as max_len,
             min(xxhash64(v)) as minimum,
             count(case when lower(v) not in {{ dbt_schema_link.schema_link__flag_values() }} then 1 end) as flag_bad,
-            {#- canonical text of a number casts back; the case keeps text columns from the cast -#}
-            min(case when {{ is_numeric }} then cast(v as double) end) as min_value,
-            max(case when {{ is_numeric }} then cast(v as double) end) as max_value,
+            min(x_lo) as min_value,
+            max(x_hi) as max_value,
             collect_list(case when rn <= {{ top_n }} then named_struct('rn', rn, 'v', v) end) as tops
         from ranked
         group by 1, 2
@@ -593,16 +740,18 @@
     select
         col_idx,
         sum(n) as row_count,
-        coalesce(sum(case when bucket >= 0 then n end), 0) as non_null,
-        coalesce(sum(d), 0) as distinct_count,
-        false as distinct_approx,
+        coalesce(sum(case when bucket <> -1 then n end), 0) as non_null,
+        {#- a value sample holds about sample_percent of the distinct values -#}
+        case when max(s) then cast(round(coalesce(sum(d), 0) * {{ 100.0 / (options.sample_percent | float) if by_value else 1 }}) as bigint)
+            else coalesce(sum(d), 0) end as distinct_count,
+        max(s) as distinct_approx,
         case when {{ is_sketched }} then min(min_len) end as min_len,
         case when {{ is_sketched }} then max(max_len) end as max_len,
         case when {{ is_sketched }} then nullif(concat_ws(',', transform(
             array_sort(collect_list(case when bucket >= 0 then named_struct('b', bucket, 'm', minimum) end)),
             x -> concat(cast(x.b as string), ':', cast(x.m as string)))), '') end as minhash,
         case when {{ is_sketched }} then sum(flag_bad) end as flag_bad,
-        case when {{ is_sketched }} and {{ top_n }} > 0 and sum(d) between 1 and {{ top_max }}
+        case when {{ is_sketched }} and {{ top_n }} > 0 and not max(s) and sum(d) between 1 and {{ top_max }}
             then to_json(transform(array_sort(flatten(collect_list(tops))), x -> x.v)) end as top_values,
         min(min_value) as min_value,
         max(max_value) as max_value
@@ -610,6 +759,7 @@
     group by col_idx
     ) as profiled
 {% endmacro %}
+
 
 {% macro databricks__schema_link_profile_sql(relation, columns, options) %}
     {#- Databricks SQL runs Spark SQL's statement unchanged -#}

@@ -17,8 +17,35 @@
     {{ return('rows') }}
 {% endmacro %}
 
+{#- The engines whose profile statement keeps values below a hash threshold
+    (schema_link__value_threshold); Redshift inherits postgres__ macros but profiles with the
+    default statement, which samples rows. -#}
 {% macro duckdb__schema_link_sample_method() %}
     {{ return('values') }}
+{% endmacro %}
+
+{% macro postgres__schema_link_sample_method() %}
+    {{ return('values') }}
+{% endmacro %}
+
+{% macro redshift__schema_link_sample_method() %}
+    {{ return('rows') }}
+{% endmacro %}
+
+{% macro spark__schema_link_sample_method() %}
+    {{ return('values') }}
+{% endmacro %}
+
+{#- The hash below which a value sample keeps a value: `percent` percent of the 64-bit hash
+    range, the same number for every column of every relation, so a child's kept values are
+    its parent's. signed: the engine's hash is a signed bigint (PostgreSQL, Spark), else
+    unsigned (DuckDB). Left below the top of the range so the recovery groups past it fit. -#}
+{% macro schema_link__value_threshold(percent, signed) %}
+    {%- set p = dbt_schema_link.schema_link__percent_text(percent) | float -%}
+    {%- set groups = dbt_schema_link.schema_link__sampling_settings().recovery_groups -%}
+    {%- set top = 18446744073709551615 - groups -%}
+    {%- set threshold = [(p / 100.0 * 18446744073709551616) | int, top] | min -%}
+    {{ return(threshold - 9223372036854775808 if signed else threshold) }}
 {% endmacro %}
 
 {% macro schema_link__percent_text(percent) %}
