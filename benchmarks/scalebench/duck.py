@@ -14,6 +14,11 @@ import yaml
 from .spec import ENUMS, Col, Kind, Rel, Warehouse
 
 PROJECT = "scalebench"
+#: DuckDB's own limits, in the generator's connection and in the dbt profile (`settings`): its
+#: buffer pool otherwise grows to 80% of the machine's memory, and M's hash-floor run-operation
+#: was killed for memory (dbt at 18.5 GiB) on a machine shared with other jobs. Past the limit
+#: DuckDB spills to a temporary directory beside the database file.
+DUCKDB_SETTINGS = {"memory_limit": "4GB", "threads": 2}
 
 
 def _hash(col: Col, extra: int = 0) -> str:
@@ -67,7 +72,8 @@ def generate(w: Warehouse, path: Path, progress=None) -> float:
     start = time.perf_counter()
     con = duckdb.connect(str(path))
     try:
-        con.execute("SET threads TO 2")
+        for name, value in DUCKDB_SETTINGS.items():
+            con.execute(f"SET {name} = '{value}'")
         sources = [r for r in w.relations if not r.is_model]
         for schema in sorted({r.schema for r in sources}):
             con.execute(f"CREATE SCHEMA {schema}")
@@ -141,7 +147,8 @@ def write_project(w: Warehouse, project_dir: Path, duckdb_path: Path, repo_root:
           "user": "{{ env_var('SCALEBENCH_PG_USER', 'postgres') }}", "password": "",
           "dbname": "{{ env_var('SCALEBENCH_PG_DBNAME', 'bench') }}", "schema": "analytics", "threads": 1}
     _dump(project_dir / "profiles.yml", {PROJECT: {"target": "duckdb", "outputs": {
-        "duckdb": {"type": "duckdb", "path": str(duckdb_path.resolve()), "threads": 1, "schema": "analytics"},
+        "duckdb": {"type": "duckdb", "path": str(duckdb_path.resolve()), "threads": 1, "schema": "analytics",
+                   "settings": dict(DUCKDB_SETTINGS)},
         "postgres": pg}}})
     _dump(project_dir / "packages.yml", {"packages": [{"local": str(repo_root.resolve())}]})
     (project_dir / "macros" / "scalebench.sql").write_text(COUNT_MACRO, encoding="utf-8")
