@@ -37,15 +37,18 @@
 
 {#- A predicate true when a distinct value is outside the flag words, cheaper than lower(v) on
     every value (that was a tenth of a relation's profiling): a numeric column compares its number
-    `x` with the numeric flag words, and text is lowered only when short enough to be one. -#}
+    `x` with the numeric flag words, and text is lowered only when short enough to be one. The
+    length test is a branch of its own: DuckDB runs a CASE branch on the rows that reach it, but
+    evaluates both sides of an AND, which lowered every value (a third of a text-heavy relation's
+    profiling SQL, measured with EXPLAIN ANALYZE). -#}
 {% macro schema_link__not_flag_sql(v, x) %}
     {%- set words = dbt_schema_link.schema_link__flag_vocabulary() -%}
     {%- set numbers = [] -%}
     {%- for w in words if w.lstrip('-').isdigit() -%}{%- do numbers.append(w) -%}{%- endfor -%}
     {%- set longest = words | map('length') | max -%}
     {%- set numeric_test = (x ~ ' not in (' ~ (numbers | join(', ')) ~ ')') if numbers else 'true' -%}
-    {{ return('case when ' ~ x ~ ' is not null then ' ~ numeric_test ~ ' else not (length(' ~ v ~ ') <= ' ~ longest
-              ~ ' and lower(' ~ v ~ ') in ' ~ dbt_schema_link.schema_link__flag_values() ~ ') end') }}
+    {{ return('case when ' ~ x ~ ' is not null then ' ~ numeric_test ~ ' when length(' ~ v ~ ') > ' ~ longest
+              ~ ' then true else not (lower(' ~ v ~ ') in ' ~ dbt_schema_link.schema_link__flag_values() ~ ') end') }}
 {% endmacro %}
 
 {#- Whether the statement keeps the values whose hash is below the threshold shared by every column
