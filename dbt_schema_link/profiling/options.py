@@ -90,7 +90,7 @@ OPTION_SCHEMA: tuple[OptionSpec, ...] = (
     OptionSpec("sample_rows", OptionKind.INTEGER, 1_000_000,
                "Relations with more (estimated) rows than this are sampled", 1, 1_000_000_000_000),
     OptionSpec("sample_percent", OptionKind.NUMBER, 10.0,
-               "Percent of a sampled relation's rows read, or on DuckDB of each column's values kept (by hash)",
+               "Percent of each column's values a sampled relation keeps (by hash), or on Redshift, Snowflake and BigQuery of its rows",
                0.0001, 100.0),
     OptionSpec("sample_seed", OptionKind.INTEGER, 42, "Seed of the repeatable sample", 0, 2_147_483_647),
     # the envelope carries these values on one log line: bounded so a line stays small
