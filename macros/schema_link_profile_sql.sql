@@ -357,48 +357,40 @@
     )
 
     {%- if by_value %}
-
-    {#- driven by per_column: a column may keep no value at all -#}
-    select
-        per_column.col_idx,
-        per_column.row_count,
-        coalesce(stats.non_null, 0) + per_column.lost as non_null,
-        {#- a value sample holds about sample_percent of the distinct values -#}
-        case when per_column.s then cast(round(coalesce(stats.distinct_count, 0) * {{ 100.0 / (options.sample_percent | float) }}) as bigint)
-            else coalesce(stats.distinct_count, 0) end as distinct_count,
-        per_column.s as distinct_approx,
-        stats.min_len,
-        stats.max_len,
-        signatures.minhash,
-        case when signatures.minhash is not null then 'buckets' end as minhash_format,
-        stats.flag_bad,
-        tops.top_values,
-        per_column.min_value,
-        per_column.max_value
-    from per_column
-    left join stats on stats.col_idx = per_column.col_idx
+    {#- driven by per_column: a column may keep no value at all; a value sample holds about
+        sample_percent of the distinct values -#}
+    {%- set f = {
+        'driver': 'per_column', 'row_count': 'per_column.row_count',
+        'non_null': 'coalesce(stats.non_null, 0) + per_column.lost',
+        'distinct_count': 'case when per_column.s then cast(round(coalesce(stats.distinct_count, 0) * '
+            ~ (100.0 / (options.sample_percent | float)) ~ ') as bigint) else coalesce(stats.distinct_count, 0) end',
+        'distinct_approx': 'per_column.s', 'min_value': 'per_column.min_value', 'max_value': 'per_column.max_value',
+        'joins': 'left join stats on stats.col_idx = per_column.col_idx'} %}
     {%- else %}
+    {%- set f = {
+        'driver': 'stats', 'row_count': 'counted.row_count', 'non_null': 'stats.non_null',
+        'distinct_count': 'stats.distinct_count', 'distinct_approx': 'false', 'min_value': 'stats.min_value',
+        'max_value': 'stats.max_value', 'joins': 'cross join counted'} %}
+    {%- endif %}
 
     select
-        stats.col_idx,
-        counted.row_count,
-        stats.non_null,
-        stats.distinct_count,
-        false as distinct_approx,
+        {{ f.driver }}.col_idx,
+        {{ f.row_count }} as row_count,
+        {{ f.non_null }} as non_null,
+        {{ f.distinct_count }} as distinct_count,
+        {{ f.distinct_approx }} as distinct_approx,
         stats.min_len,
         stats.max_len,
         signatures.minhash,
         case when signatures.minhash is not null then 'buckets' end as minhash_format,
         stats.flag_bad,
         tops.top_values,
-        stats.min_value,
-        stats.max_value
-    from stats
-    cross join counted
-    {%- endif %}
-    {%- set driver = 'per_column' if by_value else 'stats' %}
-    left join signatures on signatures.col_idx = {{ driver }}.col_idx
-    left join tops on tops.col_idx = {{ driver }}.col_idx
+        {{ f.min_value }} as min_value,
+        {{ f.max_value }} as max_value
+    from {{ f.driver }}
+    {{ f.joins }}
+    left join signatures on signatures.col_idx = {{ f.driver }}.col_idx
+    left join tops on tops.col_idx = {{ f.driver }}.col_idx
 {% endmacro %}
 
 {% macro duckdb__schema_link_profile_sql(relation, columns, options) %}
