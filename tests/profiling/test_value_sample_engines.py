@@ -69,10 +69,14 @@ def _containment(child: ColumnProfile, parent: ColumnProfile) -> float:
 
 
 def check_value_sample(run: Runner, adapter: str, child: FakeRelation, parent: FakeRelation,
-                       types: dict[str, str]) -> None:
+                       types: dict[str, str], scans: Callable[[str], int]) -> None:
+    """scans: SQL -> how many times the engine's plan reads the child table."""
     h = Harness(adapter)
     cols = [{"name": "parent_id", "data_type": types["bigint"]}, {"name": "kind", "data_type": types["int"]},
             {"name": "code", "data_type": types["text"]}]
+    # one read of the relation, as unsampled
+    assert scans(h.call("schema_link_profile_sql", child, cols,
+                        {**BASE, "sample_percent": PERCENT, "sample_method": "values"})) == 1
     exact, child_exact = _profile(run, h, child, cols, sample_percent=None)
     sampled, child_raw = _profile(run, h, child, cols, sample_percent=PERCENT, sample_method="values")
     for i in range(3):
@@ -125,10 +129,14 @@ def test_postgres_value_sample(pg_server) -> None:
         cur.execute(sql)
         return [d[0] for d in cur.description], [[_json_value(v) for v in r] for r in cur.fetchall()]
 
+    def scans(sql: str) -> int:
+        cur.execute("explain " + sql)
+        return sum("Seq Scan on child" in r[0] for r in cur.fetchall())
+
     try:
         check_value_sample(run, "postgres", FakeRelation("value_sample", "s", "child"),
                            FakeRelation("value_sample", "s", "parent"),
-                           {"bigint": "integer", "int": "integer", "text": "text"})
+                           {"bigint": "integer", "int": "integer", "text": "text"}, scans)
     finally:
         con.close()
 
@@ -158,6 +166,10 @@ def test_spark_value_sample(tmp_path) -> None:
 
         # Spark's relations are schema.identifier (FakeRelation renders three parts)
         child, parent = FakeRelation("spark_catalog", "s", "child", "`"), FakeRelation("spark_catalog", "s", "parent", "`")
-        check_value_sample(run, "spark", child, parent, {"bigint": "bigint", "int": "int", "text": "string"})
+        def scans(sql: str) -> int:
+            plan = spark.sql("explain " + sql).collect()[0][0]
+            return sum("Scan" in line and "s.child" in line for line in plan.splitlines())
+
+        check_value_sample(run, "spark", child, parent, {"bigint": "bigint", "int": "int", "text": "string"}, scans)
     finally:
         spark.stop()
