@@ -3,7 +3,7 @@
     integer's text ('00017', '17.0' and 17 all become '17'): keys drift between INTEGER, REAL
     and zero-padded text across sources, and the sketches and the containment check must see
     one value. data_type (optional) lets an adapter skip work that cannot change the result for
-    that type (DuckDB: an integer's or a date's text is already canonical). -#}
+    that type (an integer's or a date's text is already canonical: schema_link__text_is_canonical). -#}
 {% macro schema_link_canonical_text(expr, data_type=none) %}
     {{ return(adapter.dispatch('schema_link_canonical_text', 'dbt_schema_link')(expr, data_type)) }}
 {% endmacro %}
@@ -22,6 +22,16 @@
               ~ ') as ' ~ text_type ~ ') else ' ~ t ~ ' end') }}
 {% endmacro %}
 
+{#- Whether a value of this declared type already prints as its canonical text (cast alone): an
+    integer prints with no padding, spaces or fraction, a date as ISO text. Lets the profile
+    statements skip the trim and the pattern test, which were most of PostgreSQL's per-row cost. -#}
+{% macro schema_link__text_is_canonical(data_type) %}
+    {%- set t = (data_type or '') | string | trim | lower -%}
+    {{ return(t.split('(')[0] | trim in ['tinyint', 'smallint', 'integer', 'int', 'bigint', 'hugeint', 'int2', 'int4',
+                                         'int8', 'utinyint', 'usmallint', 'uinteger', 'ubigint', 'uhugeint', 'date',
+                                         'uuid']) }}
+{% endmacro %}
+
 {% macro default__schema_link_canonical_text(expr, data_type=none) %}
     {%- set t = 'trim(cast(' ~ expr ~ ' as varchar))' -%}
     {{ return(dbt_schema_link.schema_link__unpadded(t, t ~ " similar to '" ~ dbt_schema_link.schema_link__padded_number_pattern() ~ "'")) }}
@@ -31,8 +41,7 @@
     {#- trim is most of the cost of this expression: skip it where it is the identity -#}
     {%- set t = (data_type or '') | string | trim | lower -%}
     {%- set base = t.split('(')[0] | trim -%}
-    {%- if base in ['tinyint', 'smallint', 'integer', 'int', 'bigint', 'hugeint', 'utinyint', 'usmallint',
-                    'uinteger', 'ubigint', 'uhugeint', 'date', 'uuid'] -%}
+    {%- if dbt_schema_link.schema_link__text_is_canonical(data_type) -%}
         {{ return('cast(' ~ expr ~ ' as varchar)') }}
     {%- elif base in ['varchar', 'text', 'string', 'char', 'bpchar'] -%}
         {%- set t = 'case when prefix(' ~ expr ~ ", ' ') or suffix(" ~ expr ~ ", ' ') then trim(" ~ expr ~ ') else ' ~ expr ~ ' end' -%}
@@ -48,6 +57,9 @@
 {% endmacro %}
 
 {% macro postgres__schema_link_canonical_text(expr, data_type=none) %}
+    {%- if dbt_schema_link.schema_link__text_is_canonical(data_type) -%}
+        {{ return('cast(' ~ expr ~ ' as text)') }}
+    {%- endif -%}
     {%- set t = 'trim(cast(' ~ expr ~ ' as text))' -%}
     {{ return(dbt_schema_link.schema_link__unpadded(t, t ~ " ~ '^(" ~ dbt_schema_link.schema_link__padded_number_pattern() ~ ")$'",
                                                     'text', 'double precision', 'bigint')) }}
@@ -78,6 +90,9 @@
 {% endmacro %}
 
 {% macro spark__schema_link_canonical_text(expr, data_type=none) %}
+    {%- if dbt_schema_link.schema_link__text_is_canonical(data_type) -%}
+        {{ return('cast(' ~ expr ~ ' as string)') }}
+    {%- endif -%}
     {%- set t = 'trim(cast(' ~ expr ~ ' as string))' -%}
     {{ return(dbt_schema_link.schema_link__unpadded(t, t ~ " rlike '^(" ~ dbt_schema_link.schema_link__padded_number_pattern() ~ ")$'",
                                                     'string', 'double', 'bigint')) }}

@@ -212,7 +212,7 @@
         {%- for col in columns %}
             {%- set q = dbt_schema_link.schema_link_quote(col.name) %}
             {%- set x = ('cast(' ~ q ~ ' as double precision)') if loop.index0 | string in numeric else 'cast(null as double precision)' %}
-            {{ dbt_schema_link.schema_link_canonical_text(q) }} as v{{ loop.index0 }}
+            {{ dbt_schema_link.schema_link_canonical_text(q, col.data_type) }} as v{{ loop.index0 }}
             {%- if by_value %}, {{ x }} as x{{ loop.index0 }}{% endif %}{{ ',' if not loop.last }}
         {%- endfor %}
         from {{ relation }}

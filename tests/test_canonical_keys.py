@@ -69,6 +69,13 @@ def test_postgres_canonical_text_of_drifted_keys(pg_server) -> None:
                               ("17.00::numeric(10,2)", "17"), ("17.25::numeric(10,2)", "17.25"),
                               ("'00017'::text", "17")]:
         assert pg_server.psql(f"select {expr} from (select {literal} as v) t").strip() == expected, literal
+    # a declared integer or date type is printed as it is: the same text as the full expression
+    for literal, declared in [("-00017", "integer"), ("17", "bigint"), ("0", "smallint"), ("'2024-01-05'", "date")]:
+        typed = h.call("schema_link_canonical_text", "v", declared)
+        assert "trim" not in typed
+        sql = f"select {typed} || '|' || {expr} from (select cast({literal} as {declared}) as v) t"
+        full_typed, full = pg_server.psql(sql).strip().split("|")
+        assert full_typed == full and full in ("-17", "17", "0", "2024-01-05"), (literal, declared)
 
 
 @pytest.mark.spark
@@ -88,5 +95,10 @@ def test_spark_canonical_text_of_drifted_keys(tmp_path) -> None:
                                   ("cast(17.0 as float)", "17"), ("cast(17.00 as decimal(10,2))", "17"),
                                   ("cast(17.25 as decimal(10,2))", "17.25"), ("'00017'", "17")]:
             assert spark.sql(f"select {expr} from (select {literal} as v) t").collect()[0][0] == expected, literal
+        for literal, declared in [("-17", "int"), ("17", "bigint"), ("0", "smallint"), ("'2024-01-05'", "date")]:
+            typed = h.call("schema_link_canonical_text", "v", declared)
+            assert "trim" not in typed
+            row = spark.sql(f"select {typed}, {expr} from (select cast({literal} as {declared}) as v) t").collect()[0]
+            assert row[0] == row[1] and row[1] in ("-17", "17", "0", "2024-01-05"), (literal, declared)
     finally:
         spark.stop()
