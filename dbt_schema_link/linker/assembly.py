@@ -36,7 +36,7 @@ class AnswerAssembly:
             if r not in terminal_set:
                 reasons.append("bridge on the join path")
             rels_out.append(RelationPick(r, rd.unique_id, rd.identifier, rd.name, rd.relation_name, float(ev.rel[r]),
-                                         reasons, bridge=r not in terminal_set, columns=picks))
+                                         reasons, bridge=r not in terminal_set, columns=picks, family=rd.family()))
         joins = []
         for e in sel.tree:
             edge = idx.graph.edges[e]

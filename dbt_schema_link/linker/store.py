@@ -42,6 +42,7 @@ from dbt_schema_link.linker.documents import (
     text_key,
 )
 from dbt_schema_link.linker.embedder import Embedder
+from dbt_schema_link.linker.families import DEFAULT_MIN_SHARDS
 from dbt_schema_link.linker.graph import JoinGraph
 from dbt_schema_link.linker.lexical import LexicalIndex
 from dbt_schema_link.linker.text import terms
@@ -73,12 +74,14 @@ class BuildReport:
     model: str | None
     up_to_date: bool = False
     notices: list[str] = field(default_factory=list)
+    families: int = 0  # relation families (linker/families.py), each indexed as one relation
 
     def summary(self) -> str:
         if self.up_to_date:
             return f"index {self.index_dir} is up to date ({self.columns:,} columns)"
         dense = f"model {self.model}: embedded {self.embedded:,}, reused {self.reused:,}" if self.model else "lexical only"
-        return (f"indexed {self.relations:,} relations, {self.columns:,} columns in {self.groups:,} group(s), "
+        families = f" ({self.families:,} relation families)" if self.families else ""
+        return (f"indexed {self.relations:,} relations{families}, {self.columns:,} columns in {self.groups:,} group(s), "
                 f"{self.edges:,} join edges, {self.values:,} distinct values ({dense}) in {self.seconds:.1f}s → {self.index_dir}")
 
 
@@ -229,8 +232,10 @@ def _embed(docs: list[EmbedParts], keys: list[str], embedder: Embedder, cache: d
 
 def build_index(inputs: Sequence[ProjectInput], index_dir: Path, embedder: Embedder | None,
                 group_by: str = "auto", input_fingerprint: str | None = None, force: bool = False,
-                progress: Progress | None = None, projects_meta: Sequence[dict] = ()) -> BuildReport:
-    """Build (or refresh) the index at `index_dir` from project inputs."""
+                progress: Progress | None = None, projects_meta: Sequence[dict] = (),
+                min_shards: int = DEFAULT_MIN_SHARDS) -> BuildReport:
+    """Build (or refresh) the index at `index_dir` from project inputs (`min_shards`: relation
+    families, linker/families.py)."""
     start = time.perf_counter()
     model = embedder.name if embedder is not None else None
     if input_fingerprint and not force:
@@ -240,8 +245,9 @@ def build_index(inputs: Sequence[ProjectInput], index_dir: Path, embedder: Embed
             counts = current.get("counts", {})
             return BuildReport(index_dir, counts.get("relations", 0), counts.get("columns", 0), counts.get("groups", 0),
                                counts.get("edges", 0), counts.get("values", 0), 0, 0,
-                               time.perf_counter() - start, model, up_to_date=True)
-    corpus = build_corpus(list(inputs), group_by)
+                               time.perf_counter() - start, model, up_to_date=True,
+                               families=counts.get("families", 0))
+    corpus = build_corpus(list(inputs), group_by, min_shards)
     if progress:
         progress(f"{len(corpus.relations):,} relations, {len(corpus.columns):,} columns, {len(corpus.edges):,} join edges")
     col_texts, rel_texts = corpus.column_parts(), corpus.relation_parts()
@@ -256,6 +262,7 @@ def build_index(inputs: Sequence[ProjectInput], index_dir: Path, embedder: Embed
         embedded = n1 + n2
         reused = len(col_texts) + len(rel_texts) - embedded
     rels = corpus.relations
+    n_families = sum(1 for r in rels if r.shards)
     col_lex = LexicalIndex.build((column_terms(c, rels[c.relation]) for c in corpus.columns), len(corpus.columns))
     rel_lex = LexicalIndex.build((relation_terms(r, corpus.columns[r.col_start:r.col_end]) for r in rels), len(rels))
     values = ValueIndex.build([c.values for c in corpus.columns])
@@ -266,16 +273,17 @@ def build_index(inputs: Sequence[ProjectInput], index_dir: Path, embedder: Embed
         "model": model,
         "dim": int(col_vectors.shape[1]) if col_vectors is not None else 0,
         "group_by": group_by,
+        "min_shards": min_shards,
         "fingerprint": input_fingerprint,
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "projects": list(projects_meta),
         "counts": {"relations": len(rels), "columns": len(corpus.columns), "groups": len(corpus.groups),
-                   "edges": len(corpus.edges), "values": len(values)},
+                   "edges": len(corpus.edges), "values": len(values), "families": n_families},
     }
     index = LinkIndex(meta, corpus, col_vectors, rel_vectors, col_lex, rel_lex, values, col_keys, rel_keys)
     save_index(index, index_dir)
     return BuildReport(index_dir, len(rels), len(corpus.columns), len(corpus.groups), len(corpus.edges), len(values),
-                       embedded, reused, time.perf_counter() - start, model)
+                       embedded, reused, time.perf_counter() - start, model, families=n_families)
 
 
 # ---------------------------------------------------------------------------------------------
