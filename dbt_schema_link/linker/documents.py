@@ -11,7 +11,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 from dbt_schema_link.artifacts.dag import relation_depths
-from dbt_schema_link.artifacts.records import Project, Relation, ResourceType
+from dbt_schema_link.artifacts.records import Column, Project, Relation, ResourceType
 from dbt_schema_link.links import Link, Provenance
 from dbt_schema_link.linker.answer import FamilyRange
 from dbt_schema_link.linker.families import DEFAULT_MIN_SHARDS, Family, find_families
@@ -244,6 +244,7 @@ def build_corpus(inputs: list[ProjectInput], group_by: str = "auto", min_shards:
             rel = project.relations[uid]
             if not rel.columns or uid in folded:
                 continue
+            about, col_about = _family_descriptions(project, families[uid], rel) if uid in families else (rel, rel.columns)
             pk = {c.lower() for c in rel.primary_key}
             doc = RelationDoc(
                 unique_id=uid,
@@ -255,28 +256,29 @@ def build_corpus(inputs: list[ProjectInput], group_by: str = "auto", min_shards:
                 resource_type=rel.resource_type.value if isinstance(rel.resource_type, ResourceType) else str(rel.resource_type),
                 database=rel.database or "",
                 schema=rel.schema or "",
-                description=rel.description or "",
+                description=about.description or "",
                 tags=list(rel.tags),
                 primary_key=list(rel.primary_key),
                 layer=layers.get(uid, 0),
                 col_start=len(columns),
                 aliases=list(rel.aliases),
-                origin=described_by(rel.description or "", rel.meta),
+                origin=described_by(about.description or "", about.meta),
             )
             if uid in families:
                 _as_family(doc, families[uid])
             rel_index[(pos, uid)] = len(relations)
             for col in sorted(rel.columns.values(), key=lambda c: c.index):
                 col_index[(pos, uid, col.name.lower())] = len(columns)
+                described = col_about[col.name.lower()]
                 columns.append(ColumnDoc(
                     relation=len(relations),
                     name=col.name,
                     data_type=col.data_type or "",
-                    description=col.description or "",
+                    description=described.description or "",
                     tags=list(col.tags),
                     values=_values(inp.profiles, rel, col.name),
                     is_pk=col.name.lower() in pk,
-                    origin=described_by(col.description or "", col.meta),
+                    origin=described_by(described.description or "", described.meta),
                 ))
             doc.col_end = len(columns)
             relations.append(doc)
@@ -312,6 +314,16 @@ def build_corpus(inputs: list[ProjectInput], group_by: str = "auto", min_shards:
                 relations[up].superseded = True
     groups = _assign_groups(relations, mode)
     return Corpus(relations, columns, groups, edges)
+
+
+def _family_descriptions(project: Project, family: Family, rel: Relation) -> tuple[Relation, dict[str, Column]]:
+    """Where a family's descriptions come from: the relation standing for it, else the latest
+    shard that has one (a person documents one shard, often not the newest)."""
+    order = [project.relations[u] for u in (family.representative, *reversed(family.folded))]
+    about = next((r for r in order if r.description), rel)
+    cols = {name: next((r.columns[name] for r in order if name in r.columns and r.columns[name].description), col)
+            for name, col in rel.columns.items()}
+    return about, cols
 
 
 def _as_family(doc: RelationDoc, family: Family) -> None:

@@ -9,8 +9,9 @@ Layout (format `dbt_schema_link/index`, version 3):
     lexical.npz         BM25 inverted indexes (columns, relations); vocabularies in docs.json
     values.npz          value postings (+ LSH bands for large value sets); values in docs.json
 
-A rebuild reuses the vectors of every text whose cache key (model + text) is unchanged, so editing
-a few descriptions or re-profiling a few relations embeds only those texts again. The directory is
+A rebuild reuses the vectors of every text whose cache key (a hash of model + text) is unchanged,
+a document's own text or each part of a blended one, so editing a few descriptions or re-profiling
+a few relations embeds only those texts again (a new shard of a relation family: nothing). The directory is
 written beside the old one and swapped in, so a reader never sees a half-written index.
 """
 
@@ -51,7 +52,8 @@ from dbt_schema_link.links import Provenance
 
 INDEX_FORMAT = "dbt_schema_link/index"
 INDEX_VERSION = 3  # 2: edges carry provenance and the written confidence; 3: who wrote each description
-EMBED_BATCH = 256
+#: Texts per `encode` call when indexing (the progress step).
+EMBED_BATCH = 4096
 
 Progress = Callable[[str], None]
 
@@ -188,10 +190,11 @@ def fingerprint(paths: Sequence[Path], settings: dict) -> str:
 
 
 def _old_vectors(index_dir: Path, model: str | None) -> dict[str, np.ndarray]:
-    """key → vector from the current index, when it was built with the same model."""
+    """key → vector from the current index, when it was built with the same model (of any format
+    version: a key is the hash of the model and the text, so its vector stays valid)."""
     try:
         meta = json.loads((index_dir / "index.json").read_text(encoding="utf-8"))
-        if meta.get("format") != INDEX_FORMAT or meta.get("format_version") != INDEX_VERSION or meta.get("model") != model:
+        if meta.get("format") != INDEX_FORMAT or meta.get("model") != model:
             return {}
         docs = json.loads((index_dir / "docs.json").read_text(encoding="utf-8"))
         out: dict[str, np.ndarray] = {}
@@ -207,7 +210,9 @@ def _old_vectors(index_dir: Path, model: str | None) -> dict[str, np.ndarray]:
 
 def _embed(docs: list[EmbedParts], keys: list[str], embedder: Embedder, cache: dict[str, np.ndarray],
            progress: Progress | None, what: str) -> tuple[np.ndarray, int]:
-    """Vectors of the documents (weighted sums of their parts' vectors), reusing cached ones."""
+    """Vectors of the documents (weighted sums of their parts' vectors), reusing cached ones: a
+    document's own key (its blend) first, then each part text's key (a part's key is the key of a
+    one-text document), so only texts never embedded under this model are encoded."""
     vecs = np.zeros((len(docs), embedder.dim), dtype=np.float32)
     todo: dict[str, list[int]] = {}
     for i, key in enumerate(keys):
@@ -216,18 +221,28 @@ def _embed(docs: list[EmbedParts], keys: list[str], embedder: Embedder, cache: d
             vecs[i] = hit
         else:
             todo.setdefault(key, []).append(i)
-    pending = list(todo)
-    for start in range(0, len(pending), EMBED_BATCH):
-        chunk = pending[start:start + EMBED_BATCH]
-        texts = list(dict.fromkeys(t for k in chunk for t, _ in docs[todo[k][0]]))
-        encoded = dict(zip(texts, embedder.encode(texts, batch_size=64)))
-        for k in chunk:
-            v = sum(w * encoded[t] for t, w in docs[todo[k][0]])
-            vecs[todo[k]] = v
-            cache[k] = vecs[todo[k][0]]
-        if progress and (start // EMBED_BATCH) % 20 == 19:
-            progress(f"embedded {min(start + EMBED_BATCH, len(pending)):,}/{len(pending):,} {what} texts")
-    return vecs, len(pending)
+    texts: dict[str, np.ndarray | None] = {}
+    for key, rows in todo.items():
+        for t, _ in docs[rows[0]]:
+            if t not in texts:
+                hit = cache.get(text_key(embedder.name, t))
+                texts[t] = hit if hit is not None and len(hit) == embedder.dim else None
+    missing = [t for t, v in texts.items() if v is None]
+    for start in range(0, len(missing), EMBED_BATCH):
+        # one call per large chunk: the model sorts a call's texts by length, so batches pad little
+        chunk = missing[start:start + EMBED_BATCH]
+        for t, v in zip(chunk, embedder.encode(chunk, batch_size=64)):
+            texts[t] = v
+            cache[text_key(embedder.name, t)] = v
+        if progress and len(missing) > EMBED_BATCH:
+            progress(f"embedded {min(start + EMBED_BATCH, len(missing)):,}/{len(missing):,} {what} texts")
+    fresh = set(missing)
+    embedded = 0
+    for key, rows in todo.items():
+        vecs[rows] = sum(w * texts[t] for t, w in docs[rows[0]])
+        cache[key] = vecs[rows[0]]
+        embedded += len(rows) if any(t in fresh for t, _ in docs[rows[0]]) else 0
+    return vecs, embedded
 
 
 def build_index(inputs: Sequence[ProjectInput], index_dir: Path, embedder: Embedder | None,
@@ -257,6 +272,8 @@ def build_index(inputs: Sequence[ProjectInput], index_dir: Path, embedder: Embed
     embedded = reused = 0
     if embedder is not None:
         cache = _old_vectors(index_dir, model)
+        if progress and cache:
+            progress(f"reusing the vectors of {len(cache):,} unchanged texts")
         col_vectors, n1 = _embed(col_texts, col_keys, embedder, cache, progress, "column")
         rel_vectors, n2 = _embed(rel_texts, rel_keys, embedder, cache, progress, "relation")
         embedded = n1 + n2

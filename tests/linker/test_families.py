@@ -98,6 +98,10 @@ def test_shards_of_one_shape_are_one_relation_with_their_range(indexed):
         (7, "events_20210101", "events_20210107", True)
     assert events.identifier == "events_20210107"  # the latest shard stands for the family
     assert events.col_end - events.col_start == 4  # its columns once, not seven times
+    # a person documented one (older) shard: the family carries its words
+    assert events.description == "Click and purchase events of one day"
+    amount = next(c for c in index.corpus.columns[events.col_start:events.col_end] if c.name == "amount")
+    assert amount.description == "Purchase amount in dollars"
     views = rels["page_views"]
     # the unsharded table of the same name and shape stands for its numbered shards
     assert (views.identifier, views.shards, views.shard_first, views.shard_last, views.shard_dated) == \
@@ -153,3 +157,34 @@ def test_min_shards_zero_indexes_every_shard_and_bad_values_are_one_line(sharded
         api.index([sharded], model="none", index_dir=tmp_path / "bad", min_shards=1)
     assert err.value.option == "min_shards"
     assert "\n" not in str(err.value)
+
+
+def test_reindex_embeds_only_changed_texts_and_a_new_shard_none(sharded, embedder, tmp_path):
+    import shutil
+
+    proj = tmp_path / "copy"
+    shutil.copytree(sharded, proj, ignore=shutil.ignore_patterns("index"))
+    profiles = yaml.safe_load((proj / "profiles.yml").read_text())
+    profiles["sharded"]["outputs"]["dev"]["path"] = str(proj / "warehouse.duckdb")
+    (proj / "profiles.yml").write_text(yaml.safe_dump(profiles))
+    first = api.index([proj], model=DEFAULT_MODEL)
+    assert first.reused == 0 and first.embedded == first.columns + first.relations
+    # a new day arrives: the family's texts are the same, so nothing is embedded again
+    (proj / "seeds" / "events_20210108.csv").write_text(SEEDS["events_20210101"], encoding="utf-8")
+    run_dbt(proj, "seed")
+    run_dbt(proj, "docs", "generate")
+    second = api.index([proj], model=DEFAULT_MODEL)
+    assert not second.up_to_date and second.embedded == 0
+    rels = _by_name(load_index(locate(proj).target_dir / "schema_link" / "index"))
+    assert (rels["events"].shards, rels["events"].shard_last) == (8, "events_20210108")
+    # one description changes: its column's text only
+    doc = proj / "seeds" / "schema.yml"
+    doc.write_text(doc.read_text().replace("Purchase amount in dollars", "Basket value in euros"))
+    run_dbt(proj, "docs", "generate")
+    third = api.index([proj], model=DEFAULT_MODEL)
+    assert third.embedded == 1 and third.reused == third.columns + third.relations - 1
+    # another model: no vector of the first one is reused
+    other = api.index([proj], model="none")
+    assert other.model is None and other.embedded == 0
+    back = api.index([proj], model=DEFAULT_MODEL)
+    assert back.embedded == back.columns + back.relations
