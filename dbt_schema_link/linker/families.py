@@ -57,6 +57,12 @@ class Family:
         return tuple(uid for uid in self.shards if uid != self.representative)
 
 
+def shard_stem(name: str) -> str | None:
+    """The stem of a shard-like name (`events_20210101` → `events`); None when it has no shard suffix."""
+    m = _SHARD_RE.match(name)
+    return m.group("stem") if m else None
+
+
 def _is_date(digits: str) -> bool:
     try:
         if len(digits) == 8:

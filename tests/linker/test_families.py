@@ -142,10 +142,14 @@ def test_find_schema_shows_the_family(indexed):
     paths = [locate(project)]
     session = AgentSession(lambda: api.open_session([project], refresh=False), input_files(paths),
                            [p.links_json for p in paths], lambda _message: None)
-    result = AgentTools(session).call("find_schema", {"question": "How long do visitors stay on each page url?"})
+    tools = AgentTools(session)
+    result = tools.call("find_schema", {"question": "How long do visitors stay on each page url?"})
     views = next(r for r in result.data["relations"] if r["name"] == "page_views")
     assert views["family"]["shards"] == 4 and views["family"]["last"] == "page_views_4"
     assert "family page_views: 4 shards with these columns, page_views_1 … page_views_4" in result.text
+    # a shard's own name finds its family
+    described = tools.call("describe_relation", {"name": "events_20210103"}).data
+    assert described["unique_id"] == "seed.sharded.events_20210107"
 
 
 def test_min_shards_zero_indexes_every_shard_and_bad_values_are_one_line(sharded, tmp_path):
