@@ -44,7 +44,7 @@ class Family:
     shards: tuple[str, ...]
     first: str  # first and last shard identifiers
     last: str
-    dated: bool  # every shard suffix reads as a calendar date (YYYYMMDD or YYYYMM)
+    dated: bool  # every shard suffix reads as a calendar date (YYYYMMDD, YYYYMM or a year)
     base: str | None = None
 
     @property
@@ -69,7 +69,7 @@ def _is_date(digits: str) -> bool:
             date(int(digits[:4]), int(digits[4:6]), int(digits[6:]))
         elif len(digits) == 6:
             date(int(digits[:4]), int(digits[4:]), 1)
-        else:
+        elif len(digits) != 4:  # a year alone
             return False
     except ValueError:
         return False

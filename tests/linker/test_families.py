@@ -107,7 +107,8 @@ def test_shards_of_one_shape_are_one_relation_with_their_range(indexed):
     assert (views.identifier, views.shards, views.shard_first, views.shard_last, views.shard_dated) == \
         ("page_views", 4, "page_views_1", "page_views_4", False)
     signups = rels["signups"]
-    assert (signups.resource_type, signups.shards, signups.shard_last) == ("model", 3, "signups_2021")
+    assert (signups.resource_type, signups.shards, signups.shard_last, signups.shard_dated) == \
+        ("model", 3, "signups_2021", True)  # years are dates too
     assert not any(rels[n].shards for n in ("report_2020", "address1", "customers"))
     # the join declared on one shard is the family's
     cust = rels["customers"]
