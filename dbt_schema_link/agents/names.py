@@ -1,5 +1,6 @@
 """Relations by the names an agent uses: the dbt model name, the warehouse table name, the
-unique_id or the quoted relation name, case-insensitive; the closest names when none matches."""
+unique_id or the quoted relation name, case-insensitive (a shard of a relation family: the
+family); the closest names when none matches."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Sequence
 from rapidfuzz import fuzz, process
 
 from dbt_schema_link.linker.documents import RelationDoc
+from dbt_schema_link.linker.families import shard_stem
 
 #: How many close names an unknown-name error offers.
 CLOSEST = 3
@@ -35,6 +37,11 @@ class RelationNames:
         for i, rel in enumerate(relations):
             for name in _names(rel):
                 self._by_name.setdefault(name, []).append(i)
+        # A shard folded into a relation family (linker/families.py) is found as its family.
+        self._families: dict[str, list[int]] = {}
+        for i, rel in enumerate(relations):
+            if rel.shards:
+                self._families.setdefault(rel.short_name.lower(), []).append(i)
         # What a person calls a relation: its dbt name (and table name when it differs).
         self._display = sorted({n for r in relations for n in (r.name, r.identifier) if n})
 
@@ -44,6 +51,9 @@ class RelationNames:
         if len(hits) > 1:  # a unique_id or dbt name says more than a table name that several share
             exact = [i for i in hits if wanted in (self.relations[i].unique_id.lower(), self.relations[i].name.lower())]
             hits = exact or hits
+        if not hits:
+            stem = shard_stem(wanted.rsplit(".", 1)[-1].strip('"`'))
+            hits = self._families.get(stem, []) if stem else []
         if hits:
             return Lookup(tuple(hits))
         return Lookup((), self.closest(name))
