@@ -296,9 +296,16 @@ class Linker:
         scores = ev.rel[rels].astype(np.float64)
         lo, hi = float(scores.min()), float(scores.max())
         node_cost = dict(zip(rels.tolist(), (BRIDGE_COST_SPAN * (1.0 - (scores - lo) / max(hi - lo, 1e-6))).tolist()))
-        tree, unjoined = self.index.graph.steiner_tree(terminals, node_cost, self.settings.max_path_cost,
-                                                       units=[group, *spans],
-                                                       min_cross_confidence=self.settings.span_confidence)
+        graph = self.index.graph
+        tree, unjoined = graph.steiner_tree(terminals, node_cost, self.settings.max_path_cost, units=[group, *spans],
+                                            min_cross_confidence=self.settings.span_confidence)
+        if unjoined and self.settings.contradicted_joins and graph.has_contradicted:
+            # no link joins them: the pairs the names join and the data refutes are better than no
+            # join at all (the answer labels them)
+            again, still = graph.steiner_tree(terminals, node_cost, self.settings.max_path_cost, units=[group, *spans],
+                                              min_cross_confidence=self.settings.span_confidence, contradicted=True)
+            if len(still) < len(unjoined):
+                tree, unjoined = again, still
         for e in tree:
             for n in self.index.graph.endpoints(e):
                 if n not in chosen:
@@ -484,11 +491,7 @@ class Linker:
                                          reasons, bridge=r not in terminal_set, columns=picks))
         joins = []
         for e in tree:
-            edge = idx.graph.edges[e]
-            cc, pc = corpus.columns[edge.child], corpus.columns[edge.parent]
-            cr, pr = corpus.relations[cc.relation], corpus.relations[pc.relation]
-            joins.append(JoinPick(e, cr.unique_id, cr.identifier, cc.name, pr.unique_id, pr.identifier, pc.name,
-                                  edge.provenance, edge.confidence, edge.written_confidence))
+            joins.append(JoinPick.of(e, corpus))
         return Answer(id, question, hint, candidates, unsure, rels_out, joins,
                       [corpus.relations[r].unique_id for r in unjoined], self.retrieval)
 

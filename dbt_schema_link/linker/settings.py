@@ -113,6 +113,7 @@ class LinkSettings:
     fill_bridges: int = _num(1, 0, 1)  # ... also a bridge relation's columns with such evidence
     fill_per_relation: int = _num(9, 1, 1000)  # ... up to this many non-key columns of one relation (wide tables)
     max_path_cost: float = _num(8.0, 0.0, 1000.0)  # join completion: longest path searched between two terminals (a hop costs 1-3)
+    contradicted_joins: int = _num(1, 0, 1)  # ... falls back on pairs the names join and the data refutes (labelled) when no link joins
     # spans: a unit is one schema (or project); a question may use a second unit joined to the first
     span_ratio: float = _num(0.9, 0.0, 1.0)  # ... when that unit's localization score is at least this share of the best's
     span_confidence: float = _num(CONFIDENCE_BARS.span_units, 0.0, 1.0)  # ... through links at or above this confidence (weaker ones never cross units)
