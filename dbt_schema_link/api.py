@@ -249,13 +249,15 @@ def build_artifacts(project_dirs: Sequence[str | Path], target_path: str | Path 
 
 def index(project_dirs: Sequence[str | Path] = (".",), target_path: str | Path | None = None,
           index_dir: str | Path | None = None, model: str | None = None, group_by: str = "auto",
-          force: bool = False, progress: Progress | None = None, notice: Progress | None = None):
+          force: bool = False, progress: Progress | None = None, notice: Progress | None = None,
+          min_shards: int | None = None):
     """Build or refresh the question index of one or more projects (`dbt-schema-link index`);
     a linker.BuildReport. `model` None: the default embedding model; "none": lexical only.
-    (Call `build_artifacts` first to make missing or stale artifacts.)"""
+    `min_shards`: this many same-shaped shards or more are one relation family (None: the
+    default, 3; 0: never). (Call `build_artifacts` first to make missing or stale artifacts.)"""
     from dbt_schema_link import linker
 
-    kwargs = {} if model is None else {"model": model}
+    kwargs = ({} if model is None else {"model": model}) | ({} if min_shards is None else {"min_shards": min_shards})
     return linker.index(project_dirs, target_path, index_dir, group_by=group_by, force=force, progress=progress,
                         notice=notice or _ignore, **kwargs)
 

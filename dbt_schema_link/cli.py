@@ -33,7 +33,7 @@ from dbt_schema_link.project_config import locate
 
 #: The flag that sets each api keyword a `SchemaLinkError.option` can name.
 OPTION_FLAGS = {
-    "project_dir": "--project-dir", "group_by": "--group-by", "budget": "--budget", "top": "--top",
+    "project_dir": "--project-dir", "group_by": "--group-by", "min_shards": "--min-shards", "budget": "--budget", "top": "--top",
     "dbt_version": "--dbt-version", "llm_stages": "--llm", "llm_base_url": "--llm-base-url",
     "llm_model": "--llm-model", "llm_timeout": "--llm-timeout", "docs": "--docs",
     "fail_under": "--fail-under",
@@ -273,7 +273,7 @@ def cmd_index(args) -> int:
     report = _Reporter(args.quiet)
     _build_artifacts(args, report)
     result = api.index(args.project_dir or ["."], args.target_path, args.index_dir, args.model,
-                       args.group_by, args.force, progress=report, notice=_notice)
+                       args.group_by, args.force, progress=report, notice=_notice, min_shards=args.min_shards)
     print(result.summary(), file=sys.stderr)
     return 0
 
@@ -473,6 +473,9 @@ def build_parser() -> argparse.ArgumentParser:
                         f"or 'none' for lexical retrieval only (default {DEFAULT_MODEL})")
     p.add_argument("--group-by", choices=["auto", "schema", "project"], default="auto",
                    help="unit of localization: database.schema, or the dbt project (auto: project when several)")
+    p.add_argument("--min-shards", type=int, default=None,
+                   help="date- or number-sharded relations of one shape (events_20210101 ... events_20211231), "
+                        "this many or more, are indexed as one relation family; 0: never (default 3)")
     p.add_argument("--force", action="store_true", help="rebuild even when nothing changed")
     p.set_defaults(func=cmd_index)
 

@@ -48,6 +48,20 @@ class ColumnPick:
                 "reasons": self.reasons}
 
 
+@dataclass(frozen=True)
+class FamilyRange:
+    """The relation family a picked relation stands for (linker/families.py)."""
+
+    name: str  # the family's stem
+    shards: int
+    first: str  # first and last shard identifiers
+    last: str
+    dated: bool
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "shards": self.shards, "first": self.first, "last": self.last, "dated": self.dated}
+
+
 @dataclass
 class RelationPick:
     relation: int
@@ -59,11 +73,13 @@ class RelationPick:
     reasons: list[str] = field(default_factory=list)
     bridge: bool = False
     columns: list[ColumnPick] = field(default_factory=list)
+    family: FamilyRange | None = None  # None: one relation, not a family
 
     def to_dict(self) -> dict:
         return {"unique_id": self.unique_id, "name": self.name, "model": self.model,
                 "relation_name": self.relation_name, "score": round(float(self.score), 4),
-                "reasons": self.reasons, "bridge": self.bridge, "columns": [c.to_dict() for c in self.columns]}
+                "reasons": self.reasons, "bridge": self.bridge, "columns": [c.to_dict() for c in self.columns]} \
+            | ({"family": self.family.to_dict()} if self.family else {})
 
 
 @dataclass

@@ -11,9 +11,11 @@ import hashlib
 from dataclasses import dataclass, field
 
 from dbt_schema_link.artifacts.dag import relation_depths
-from dbt_schema_link.artifacts.records import Project, Relation, ResourceType
+from dbt_schema_link.artifacts.records import Column, Project, Relation, ResourceType
 from dbt_schema_link.links import Link, Provenance
 from dbt_schema_link.discovery.records import Rejection
+from dbt_schema_link.linker.answer import FamilyRange
+from dbt_schema_link.linker.families import DEFAULT_MIN_SHARDS, Family, find_families
 from dbt_schema_link.linker.text import identifier_words
 from dbt_schema_link.profiling.records import ProfileSet
 from dbt_schema_link.writers.doc_marker import origin as description_origin
@@ -114,6 +116,18 @@ class RelationDoc(_Described):
     #: names of nodes over the same table folded into this one (a package's source over a seed)
     aliases: list[str] = field(default_factory=list)
     origin: DocOrigin = DocOrigin.PERSON  # who wrote the description
+    #: a relation family (linker/families.py): how many shards this relation stands for (0: not
+    #: a family), the first and last shard's identifiers, whether the shards are dated
+    shards: int = 0
+    shard_first: str = ""
+    shard_last: str = ""
+    shard_dated: bool = False
+
+    def family(self) -> FamilyRange | None:
+        """The relation family it stands for (None: not a family)."""
+        if not self.shards:
+            return None
+        return FamilyRange(self.short_name, self.shards, self.shard_first, self.shard_last, self.shard_dated)
 
     def embed_text(self, columns: list[ColumnDoc], described: bool = True) -> str:
         text = identifier_words(self.short_name)
@@ -211,8 +225,9 @@ def _project_name(inp: ProjectInput, position: int) -> str:
     return inp.project.project_name or f"project{position + 1}"
 
 
-def build_corpus(inputs: list[ProjectInput], group_by: str = "auto") -> Corpus:
-    """Documents for every enabled relation (models, seeds, snapshots, sources) of every project."""
+def build_corpus(inputs: list[ProjectInput], group_by: str = "auto", min_shards: int = DEFAULT_MIN_SHARDS) -> Corpus:
+    """Documents for every enabled relation (models, seeds, snapshots, sources) of every project;
+    a relation family (`min_shards` or more same-shaped shards, 0: never) is one document."""
     if group_by not in GROUP_MODES:
         raise ValueError(f"group_by must be one of {GROUP_MODES}")
     mode = group_by if group_by != "auto" else ("schema" if len(inputs) == 1 else "project")
@@ -229,10 +244,13 @@ def build_corpus(inputs: list[ProjectInput], group_by: str = "auto") -> Corpus:
         if names_seen[pname] > 1:
             pname = f"{pname}#{names_seen[pname]}"
         layers = relation_depths(project)
+        families = {f.representative: f for f in find_families(project.relations, min_shards)}
+        folded = {uid: f.representative for f in families.values() for uid in f.folded}
         for uid in sorted(project.relations):
             rel = project.relations[uid]
-            if not rel.columns:
+            if not rel.columns or uid in folded:
                 continue
+            about, col_about = _family_descriptions(project, families[uid], rel) if uid in families else (rel, rel.columns)
             pk = {c.lower() for c in rel.primary_key}
             doc = RelationDoc(
                 unique_id=uid,
@@ -244,29 +262,36 @@ def build_corpus(inputs: list[ProjectInput], group_by: str = "auto") -> Corpus:
                 resource_type=rel.resource_type.value if isinstance(rel.resource_type, ResourceType) else str(rel.resource_type),
                 database=rel.database or "",
                 schema=rel.schema or "",
-                description=rel.description or "",
+                description=about.description or "",
                 tags=list(rel.tags),
                 primary_key=list(rel.primary_key),
                 layer=layers.get(uid, 0),
                 col_start=len(columns),
                 aliases=list(rel.aliases),
-                origin=described_by(rel.description or "", rel.meta),
+                origin=described_by(about.description or "", about.meta),
             )
+            if uid in families:
+                _as_family(doc, families[uid])
             rel_index[(pos, uid)] = len(relations)
             for col in sorted(rel.columns.values(), key=lambda c: c.index):
                 col_index[(pos, uid, col.name.lower())] = len(columns)
+                described = col_about[col.name.lower()]
                 columns.append(ColumnDoc(
                     relation=len(relations),
                     name=col.name,
                     data_type=col.data_type or "",
-                    description=col.description or "",
+                    description=described.description or "",
                     tags=list(col.tags),
                     values=_values(inp.profiles, rel, col.name),
                     is_pk=col.name.lower() in pk,
-                    origin=described_by(col.description or "", col.meta),
+                    origin=described_by(described.description or "", described.meta),
                 ))
             doc.col_end = len(columns)
             relations.append(doc)
+        for uid, rep in folded.items():  # a shard's links and lineage are its family's
+            rel_index[(pos, uid)] = rel_index[(pos, rep)]
+            for name in project.relations[uid].columns:
+                col_index[(pos, uid, name.lower())] = col_index[(pos, rep, name.lower())]
         best: dict[tuple[int, int], EdgeDoc] = {}
         copied: dict[tuple[int, int], set[int]] = {}  # (upstream rel, downstream rel) -> upstream columns
         for link in inp.links:
@@ -303,6 +328,23 @@ def build_corpus(inputs: list[ProjectInput], group_by: str = "auto") -> Corpus:
                 relations[up].superseded = True
     groups = _assign_groups(relations, mode)
     return Corpus(relations, columns, groups, edges)
+
+
+def _family_descriptions(project: Project, family: Family, rel: Relation) -> tuple[Relation, dict[str, Column]]:
+    """Where a family's descriptions come from: the relation standing for it, else the latest
+    shard that has one (a person documents one shard, often not the newest)."""
+    order = [project.relations[u] for u in (family.representative, *reversed(family.folded))]
+    about = next((r for r in order if r.description), rel)
+    cols = {name: next((r.columns[name] for r in order if name in r.columns and r.columns[name].description), col)
+            for name, col in rel.columns.items()}
+    return about, cols
+
+
+def _as_family(doc: RelationDoc, family: Family) -> None:
+    """The family's representative stands for it, named by the family's stem."""
+    doc.short_name = family.stem
+    doc.shards = len(family.shards)
+    doc.shard_first, doc.shard_last, doc.shard_dated = family.first, family.last, family.dated
 
 
 def _assign_groups(relations: list[RelationDoc], mode: str) -> list[GroupDoc]:

@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING, Protocol, Sequence
 
 if TYPE_CHECKING:
     from dbt_schema_link.linker.answer import Answer, Candidate
-    from dbt_schema_link.linker.pipeline import Evidence, Linker
+    from dbt_schema_link.linker.evidence import Evidence
+    from dbt_schema_link.linker.pipeline import Linker
+    from dbt_schema_link.linker.selection import Selection
 
 class QuestionHook(Protocol):
     """The stages' work on one question, called by `Linker.link` in this order."""
@@ -16,8 +18,8 @@ class QuestionHook(Protocol):
     def rerank(self, candidates: Sequence[Candidate]) -> list[Candidate]:
         """The localization candidates, reordered (or as they were)."""
 
-    def select(self, group: int) -> tuple | None:
-        """A `Linker.select`-shaped selection for the top unit, or None to keep the linker's."""
+    def select(self, group: int) -> Selection | None:
+        """A selection for the top unit, or None to keep the linker's."""
 
     def finish(self, answer: Answer) -> None:
         """Record what the stages did on the answer."""

@@ -21,13 +21,14 @@ import numpy as np
 
 from dbt_schema_link.linker.answer import Candidate
 from dbt_schema_link.linker.lexical import LexicalIndex
+from dbt_schema_link.linker.ranking import share_of_best
 from dbt_schema_link.linker.store import LinkIndex
 from dbt_schema_link.linker.text import terms
 
 from dbt_schema_link.linker.settings import LinkSettings
 
-if TYPE_CHECKING:  # the evidence record lives with the pipeline that fills it
-    from dbt_schema_link.linker.pipeline import Evidence
+if TYPE_CHECKING:
+    from dbt_schema_link.linker.evidence import Evidence
 
 def unit_documents(index: LinkIndex, s: LinkSettings) -> LexicalIndex:
     """One BM25 document per unit: the schema summary (field weights: the unit_* settings)."""
@@ -41,11 +42,6 @@ def unit_documents(index: LinkIndex, s: LinkSettings) -> LexicalIndex:
         for col in corpus.columns[rel.col_start:rel.col_end]:
             doc += [(t, s.unit_column_name) for t in terms(col.name, drop_stop=False)]
     return LexicalIndex.build(docs, len(docs))
-
-
-def _share(scores: np.ndarray) -> np.ndarray:
-    best = float(scores.max()) if len(scores) else 0.0
-    return scores / best if best > 0 else scores
 
 
 def top_sum(values: np.ndarray, groups: np.ndarray, n_groups: int, k: int) -> np.ndarray:
@@ -100,7 +96,7 @@ class UnitRanker:
 
     def router(self, lex: np.ndarray, n_groups: int) -> np.ndarray:
         """Per unit, the sum of its best `router_columns` column BM25 scores (a share of the best unit's)."""
-        return _share(top_sum(lex, self.index.col_group, n_groups, self.settings.router_columns))
+        return share_of_best(top_sum(lex, self.index.col_group, n_groups, self.settings.router_columns))
 
     def support(self, ev: "Evidence", n_groups: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """Column support: (score, retrieved-column count, best relation score) per unit."""
@@ -144,7 +140,7 @@ class UnitRanker:
             if s.l_router:
                 scores = scores + s.l_router * self.router(ev.lex, n_groups)
             if s.l_unit_lex:
-                scores = scores + s.l_unit_lex * _share(self.documents.score(ev.terms).astype(np.float64))
+                scores = scores + s.l_unit_lex * share_of_best(self.documents.score(ev.terms).astype(np.float64))
         pruned = [g for g in np.argsort(-scores, kind="stable") if (support[g] > 0 or np.isfinite(best_rel[g]))
                   and np.isfinite(scores[g])]
         kept = pruned[: s.candidates]

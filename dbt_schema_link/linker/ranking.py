@@ -14,3 +14,9 @@ def best_first(ids: np.ndarray, scores: np.ndarray, limit: int) -> list[int]:
         keep = neg <= cut
         ids, neg = ids[keep], neg[keep]
     return [int(i) for i in ids[np.argsort(neg, kind="stable")]]
+
+
+def share_of_best(scores: np.ndarray) -> np.ndarray:
+    """Scores as a share of the best one (unchanged when none is positive)."""
+    best = float(scores.max()) if len(scores) else 0.0
+    return scores / best if best > 0 else scores

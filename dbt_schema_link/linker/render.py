@@ -99,6 +99,10 @@ class Renderer:
         line = f"TABLE {_one_line(rd.relation_name, 400)} -- {rd.resource_type} {_one_line(rd.name, 200)}"
         if rd.aliases:  # a package's source over this table: the name its models use
             line += f" (also {_one_line(', '.join(rd.aliases), 200)})"
+        if rd.shards:  # one relation family: the same columns in every shard
+            kind = "dated shards" if rd.shard_dated else "shards"
+            line += (f" (family {_one_line(rd.short_name, 200)}: {rd.shards} {kind} with these columns, "
+                     f"{_one_line(rd.shard_first, 200)} … {_one_line(rd.shard_last, 200)})")
         if rd.description:
             line += f": {_one_line(rd.description, DESCRIPTION_CHARS)}"
         return line

@@ -22,6 +22,7 @@ from dbt_schema_link.artifacts.scope import read_in_scope
 from dbt_schema_link.errors import SchemaLinkError
 from dbt_schema_link.linker.answer import Answer
 from dbt_schema_link.linker.documents import GROUP_MODES, ProjectInput
+from dbt_schema_link.linker.families import DEFAULT_MIN_SHARDS, check_min_shards
 from dbt_schema_link.linker.embedder import DEFAULT_MODEL, NO_MODEL, load_embedder
 from dbt_schema_link.linker.hook import LinkerHook
 from dbt_schema_link.linker.linkfile import contradicted_pairs, project_links
@@ -91,27 +92,30 @@ def load_inputs(paths: Sequence[ProjectPaths], notice: Progress = _ignore) -> li
 
 def index(project_dirs: Sequence[str | Path] = (".",), target_path: str | Path | None = None,
           index_dir: str | Path | None = None, model: str | None = DEFAULT_MODEL, group_by: str = "auto",
-          force: bool = False, progress: Progress | None = None, notice: Progress = _ignore) -> BuildReport:
+          force: bool = False, progress: Progress | None = None, notice: Progress = _ignore,
+          min_shards: int = DEFAULT_MIN_SHARDS) -> BuildReport:
     """Build or refresh the question index of one or more dbt projects (`dbt-schema-link index`).
 
     Unchanged inputs → nothing is done; changed descriptions/profiles/links → rebuilt, embedding
     only the texts that changed. The index lives in the first project's target/schema_link/index
-    unless `index_dir` says otherwise. Notices go to `notice` and onto the report.
+    unless `index_dir` says otherwise. `min_shards` same-shaped shards or more are one relation
+    family (linker/families.py; 0: none). Notices go to `notice` and onto the report.
     """
     if group_by not in GROUP_MODES:
         raise SchemaLinkError(f"grouping {group_by!r} is not one of {', '.join(GROUP_MODES)}", option="group_by")
+    check_min_shards(min_shards)
     paths = _locate_all(project_dirs, target_path)
     out_dir = Path(index_dir) if index_dir else default_index_dir(paths[0])
     wanted = None if (model or "").strip().lower() in NO_MODEL else model
 
     def digest_for(model_name: str | None) -> str:
-        return fingerprint(input_files(paths), {"model": model_name, "group_by": group_by,
+        return fingerprint(input_files(paths), {"model": model_name, "group_by": group_by, "min_shards": min_shards,
                                                  "projects": [str(p.project_dir) for p in paths]})
 
     digest = digest_for(wanted)
     meta = read_meta(out_dir)
     if not force and meta and meta.get("fingerprint") == digest and meta.get("model") == wanted:
-        return build_index([], out_dir, None, group_by, digest, False, progress)  # up to date: no model load
+        return build_index([], out_dir, None, group_by, digest, False, progress, min_shards=min_shards)  # up to date
     notices: list[str] = []
 
     def say(message: str) -> None:
@@ -127,7 +131,7 @@ def index(project_dirs: Sequence[str | Path] = (".",), target_path: str | Path |
     meta = [{"name": i.project.project_name, "project_dir": str(p.project_dir), "target_dir": str(p.target_dir),
              "dbt_version": i.project.dbt_version, "adapter": i.project.adapter_type}
             for i, p in zip(inputs, paths)]
-    report = build_index(inputs, out_dir, status.embedder, group_by, digest, True, progress, meta)
+    report = build_index(inputs, out_dir, status.embedder, group_by, digest, True, progress, meta, min_shards)
     report.notices.extend(notices)
     return report
 
@@ -197,7 +201,9 @@ def open_session(project_dirs: Sequence[str | Path] = (".",), target_path: str |
         if refresh:
             model = (meta or {}).get("model", DEFAULT_MODEL) if meta else DEFAULT_MODEL
             group_by = (meta or {}).get("group_by", "auto")
-            report = index(project_dirs, target_path, out_dir, model or "none", group_by, False, progress, say)
+            min_shards = (meta or {}).get("min_shards", DEFAULT_MIN_SHARDS)
+            report = index(project_dirs, target_path, out_dir, model or "none", group_by, False, progress, say,
+                           min_shards)
             if not report.up_to_date:
                 say(f"notice: {report.summary()}")
     idx = load_index(out_dir)

@@ -9,8 +9,9 @@ Layout (format `dbt_schema_link/index`, version 3):
     lexical.npz         BM25 inverted indexes (columns, relations); vocabularies in docs.json
     values.npz          value postings (+ LSH bands for large value sets); values in docs.json
 
-A rebuild reuses the vectors of every text whose cache key (model + text) is unchanged, so editing
-a few descriptions or re-profiling a few relations embeds only those texts again. The directory is
+A rebuild reuses the vectors of every text whose cache key (a hash of model + text) is unchanged,
+a document's own text or each part of a blended one, so editing a few descriptions or re-profiling
+a few relations embeds only those texts again (a new shard of a relation family: nothing). The directory is
 written beside the old one and swapped in, so a reader never sees a half-written index.
 """
 
@@ -42,6 +43,7 @@ from dbt_schema_link.linker.documents import (
     text_key,
 )
 from dbt_schema_link.linker.embedder import Embedder
+from dbt_schema_link.linker.families import DEFAULT_MIN_SHARDS
 from dbt_schema_link.linker.graph import JoinGraph
 from dbt_schema_link.linker.lexical import LexicalIndex
 from dbt_schema_link.linker.text import terms
@@ -51,7 +53,8 @@ from dbt_schema_link.links import Provenance
 INDEX_FORMAT = "dbt_schema_link/index"
 INDEX_VERSION = 4  # 2: edges carry provenance and the written confidence; 3: who wrote each description;
 #   4: "named, contradicted by data" edges
-EMBED_BATCH = 256
+#: Texts per `encode` call when indexing (the progress step).
+EMBED_BATCH = 4096
 
 Progress = Callable[[str], None]
 
@@ -74,12 +77,14 @@ class BuildReport:
     model: str | None
     up_to_date: bool = False
     notices: list[str] = field(default_factory=list)
+    families: int = 0  # relation families (linker/families.py), each indexed as one relation
 
     def summary(self) -> str:
         if self.up_to_date:
             return f"index {self.index_dir} is up to date ({self.columns:,} columns)"
         dense = f"model {self.model}: embedded {self.embedded:,}, reused {self.reused:,}" if self.model else "lexical only"
-        return (f"indexed {self.relations:,} relations, {self.columns:,} columns in {self.groups:,} group(s), "
+        families = f" ({self.families:,} relation families)" if self.families else ""
+        return (f"indexed {self.relations:,} relations{families}, {self.columns:,} columns in {self.groups:,} group(s), "
                 f"{self.edges:,} join edges, {self.values:,} distinct values ({dense}) in {self.seconds:.1f}s → {self.index_dir}")
 
 
@@ -187,10 +192,11 @@ def fingerprint(paths: Sequence[Path], settings: dict) -> str:
 
 
 def _old_vectors(index_dir: Path, model: str | None) -> dict[str, np.ndarray]:
-    """key → vector from the current index, when it was built with the same model."""
+    """key → vector from the current index, when it was built with the same model (of any format
+    version: a key is the hash of the model and the text, so its vector stays valid)."""
     try:
         meta = json.loads((index_dir / "index.json").read_text(encoding="utf-8"))
-        if meta.get("format") != INDEX_FORMAT or meta.get("format_version") != INDEX_VERSION or meta.get("model") != model:
+        if meta.get("format") != INDEX_FORMAT or meta.get("model") != model:
             return {}
         docs = json.loads((index_dir / "docs.json").read_text(encoding="utf-8"))
         out: dict[str, np.ndarray] = {}
@@ -206,7 +212,9 @@ def _old_vectors(index_dir: Path, model: str | None) -> dict[str, np.ndarray]:
 
 def _embed(docs: list[EmbedParts], keys: list[str], embedder: Embedder, cache: dict[str, np.ndarray],
            progress: Progress | None, what: str) -> tuple[np.ndarray, int]:
-    """Vectors of the documents (weighted sums of their parts' vectors), reusing cached ones."""
+    """Vectors of the documents (weighted sums of their parts' vectors), reusing cached ones: a
+    document's own key (its blend) first, then each part text's key (a part's key is the key of a
+    one-text document), so only texts never embedded under this model are encoded."""
     vecs = np.zeros((len(docs), embedder.dim), dtype=np.float32)
     todo: dict[str, list[int]] = {}
     for i, key in enumerate(keys):
@@ -215,24 +223,36 @@ def _embed(docs: list[EmbedParts], keys: list[str], embedder: Embedder, cache: d
             vecs[i] = hit
         else:
             todo.setdefault(key, []).append(i)
-    pending = list(todo)
-    for start in range(0, len(pending), EMBED_BATCH):
-        chunk = pending[start:start + EMBED_BATCH]
-        texts = list(dict.fromkeys(t for k in chunk for t, _ in docs[todo[k][0]]))
-        encoded = dict(zip(texts, embedder.encode(texts, batch_size=64)))
-        for k in chunk:
-            v = sum(w * encoded[t] for t, w in docs[todo[k][0]])
-            vecs[todo[k]] = v
-            cache[k] = vecs[todo[k][0]]
-        if progress and (start // EMBED_BATCH) % 20 == 19:
-            progress(f"embedded {min(start + EMBED_BATCH, len(pending)):,}/{len(pending):,} {what} texts")
-    return vecs, len(pending)
+    texts: dict[str, np.ndarray | None] = {}
+    for key, rows in todo.items():
+        for t, _ in docs[rows[0]]:
+            if t not in texts:
+                hit = cache.get(text_key(embedder.name, t))
+                texts[t] = hit if hit is not None and len(hit) == embedder.dim else None
+    missing = [t for t, v in texts.items() if v is None]
+    for start in range(0, len(missing), EMBED_BATCH):
+        # one call per large chunk: the model sorts a call's texts by length, so batches pad little
+        chunk = missing[start:start + EMBED_BATCH]
+        for t, v in zip(chunk, embedder.encode(chunk, batch_size=64)):
+            texts[t] = v
+            cache[text_key(embedder.name, t)] = v
+        if progress and len(missing) > EMBED_BATCH:
+            progress(f"embedded {min(start + EMBED_BATCH, len(missing)):,}/{len(missing):,} {what} texts")
+    fresh = set(missing)
+    embedded = 0
+    for key, rows in todo.items():
+        vecs[rows] = sum(w * texts[t] for t, w in docs[rows[0]])
+        cache[key] = vecs[rows[0]]
+        embedded += len(rows) if any(t in fresh for t, _ in docs[rows[0]]) else 0
+    return vecs, embedded
 
 
 def build_index(inputs: Sequence[ProjectInput], index_dir: Path, embedder: Embedder | None,
                 group_by: str = "auto", input_fingerprint: str | None = None, force: bool = False,
-                progress: Progress | None = None, projects_meta: Sequence[dict] = ()) -> BuildReport:
-    """Build (or refresh) the index at `index_dir` from project inputs."""
+                progress: Progress | None = None, projects_meta: Sequence[dict] = (),
+                min_shards: int = DEFAULT_MIN_SHARDS) -> BuildReport:
+    """Build (or refresh) the index at `index_dir` from project inputs (`min_shards`: relation
+    families, linker/families.py)."""
     start = time.perf_counter()
     model = embedder.name if embedder is not None else None
     if input_fingerprint and not force:
@@ -242,8 +262,9 @@ def build_index(inputs: Sequence[ProjectInput], index_dir: Path, embedder: Embed
             counts = current.get("counts", {})
             return BuildReport(index_dir, counts.get("relations", 0), counts.get("columns", 0), counts.get("groups", 0),
                                counts.get("edges", 0), counts.get("values", 0), 0, 0,
-                               time.perf_counter() - start, model, up_to_date=True)
-    corpus = build_corpus(list(inputs), group_by)
+                               time.perf_counter() - start, model, up_to_date=True,
+                               families=counts.get("families", 0))
+    corpus = build_corpus(list(inputs), group_by, min_shards)
     if progress:
         progress(f"{len(corpus.relations):,} relations, {len(corpus.columns):,} columns, {len(corpus.edges):,} join edges")
     col_texts, rel_texts = corpus.column_parts(), corpus.relation_parts()
@@ -253,11 +274,14 @@ def build_index(inputs: Sequence[ProjectInput], index_dir: Path, embedder: Embed
     embedded = reused = 0
     if embedder is not None:
         cache = _old_vectors(index_dir, model)
+        if progress and cache:
+            progress(f"reusing the vectors of {len(cache):,} unchanged texts")
         col_vectors, n1 = _embed(col_texts, col_keys, embedder, cache, progress, "column")
         rel_vectors, n2 = _embed(rel_texts, rel_keys, embedder, cache, progress, "relation")
         embedded = n1 + n2
         reused = len(col_texts) + len(rel_texts) - embedded
     rels = corpus.relations
+    n_families = sum(1 for r in rels if r.shards)
     col_lex = LexicalIndex.build((column_terms(c, rels[c.relation]) for c in corpus.columns), len(corpus.columns))
     rel_lex = LexicalIndex.build((relation_terms(r, corpus.columns[r.col_start:r.col_end]) for r in rels), len(rels))
     values = ValueIndex.build([c.values for c in corpus.columns])
@@ -268,16 +292,17 @@ def build_index(inputs: Sequence[ProjectInput], index_dir: Path, embedder: Embed
         "model": model,
         "dim": int(col_vectors.shape[1]) if col_vectors is not None else 0,
         "group_by": group_by,
+        "min_shards": min_shards,
         "fingerprint": input_fingerprint,
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "projects": list(projects_meta),
         "counts": {"relations": len(rels), "columns": len(corpus.columns), "groups": len(corpus.groups),
-                   "edges": len(corpus.edges), "values": len(values)},
+                   "edges": len(corpus.edges), "values": len(values), "families": n_families},
     }
     index = LinkIndex(meta, corpus, col_vectors, rel_vectors, col_lex, rel_lex, values, col_keys, rel_keys)
     save_index(index, index_dir)
     return BuildReport(index_dir, len(rels), len(corpus.columns), len(corpus.groups), len(corpus.edges), len(values),
-                       embedded, reused, time.perf_counter() - start, model)
+                       embedded, reused, time.perf_counter() - start, model, families=n_families)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from typing import Sequence
 
 import numpy as np
 
+from dbt_schema_link.linker.selection import Selection
 from dbt_schema_link.linker.text import identifier_words, question_terms
 from dbt_schema_link.llm import prompts
 from dbt_schema_link.llm.client import ChatClient, ChatRequest, ChatResponse, LLMError, Meter
@@ -217,7 +218,7 @@ class QuestionRun:
             best = float(bm.max()) if len(bm) else 0.0
             if best > 0:
                 sims[i] += PROBE_W_LEX * (bm / best)
-            name_cov, _ = linker._name_index.coverage(qterms)
+            name_cov, _ = linker.name_index.coverage(qterms)
             sims[i] += PROBE_W_NAME * name_cov
         allowed = np.isfinite(self.ev.col)
         sims[:, ~allowed] = -np.inf
@@ -297,7 +298,7 @@ class QuestionRun:
         return out
 
     # -- RSL-SQL -----------------------------------------------------------------------------
-    def select(self, group: int):
+    def select(self, group: int) -> Selection | None:
         if "bidirectional" not in self.stages.options.stages:
             return None
         return self.guard("bidirectional", self._bidirectional, group)
@@ -352,7 +353,7 @@ class QuestionRun:
                 if own:
                     columns[r].append(max(own, key=lambda c: float(ev.col[c])))
         self.record.ran.append("bidirectional")
-        return terminals, chosen, columns, tree, unjoined
+        return Selection(terminals, chosen, columns, tree, unjoined)
 
     def _read(self, part: str, res, parse) -> Resolved | None:
         if isinstance(res, LLMError):
