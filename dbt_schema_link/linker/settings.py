@@ -90,6 +90,7 @@ class LinkSettings:
     # a question word naming a relation (a word of its name) that no selected relation's name has
     # selects the best such relation too ("tickets ... each customer": the customer model), this many at most
     named_relations: int = _num(1, 0, 100)
+    named_columns: int = _num(1, 0, 100)  # relations added because the question names one of their columns in full and a link joins them to a terminal
     column_ratio: float = _num(0.3, 0.0, 1.0)  # keep columns scoring at least this share of the best column
     max_columns: int = _num(13, 1, 1000)  # columns returned at most, join keys included (keys are never dropped)
     # wide questions: from the wide_relations-th terminal relation on, each adds wide_columns to
