@@ -8,7 +8,7 @@
         {'name': 'sample_rows', 'kind': 'integer', 'default': 1000000, 'low': 1, 'high': 1000000000000},
         {'name': 'sample_percent', 'kind': 'number', 'default': 10.0, 'low': 0.0001, 'high': 100.0},
         {'name': 'sample_seed', 'kind': 'integer', 'default': 42, 'low': 0, 'high': 2147483647},
-        {'name': 'top_n', 'kind': 'integer', 'default': 10, 'low': 0, 'high': 100},
+        {'name': 'top_n', 'kind': 'integer', 'default': 50, 'low': 0, 'high': 100},
         {'name': 'top_max_distinct', 'kind': 'integer', 'default': 50, 'low': 0, 'high': 10000},
         {'name': 'max_columns_per_query', 'kind': 'integer', 'default': 60, 'low': 1, 'high': 1000},
         {'name': 'envelope', 'kind': 'bool', 'default': true, 'low': none, 'high': none},

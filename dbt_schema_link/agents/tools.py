@@ -145,13 +145,10 @@ class AgentTools:
         raise ToolError(f"no relation named {name!r} (`{argument}`): the closest are {closest}")
 
     def _link(self, loaded: Loaded, edge_id: int) -> dict[str, Any]:
-        corpus = loaded.link.index.corpus
+        pick = JoinPick.of(edge_id, loaded.link.index.corpus)
         edge = loaded.link.index.graph.edges[edge_id]
-        cc, pc = corpus.columns[edge.child], corpus.columns[edge.parent]
-        cr, pr = corpus.relations[cc.relation], corpus.relations[pc.relation]
-        out = JoinPick(edge_id, cr.unique_id, cr.identifier, cc.name, pr.unique_id, pr.identifier, pc.name,
-                       edge.provenance, edge.confidence, edge.written_confidence).to_dict()
-        record = loaded.evidence.for_pair(pair_key(cr.unique_id, cc.name, pr.unique_id, pc.name))
+        out = pick.to_dict()
+        record = loaded.evidence.for_pair(pair_key(pick.child_uid, pick.child_column, pick.parent_uid, pick.parent_column))
         out["cardinality"] = record.cardinality.value if record else None
         out["evidence"] = [e.to_json() for e in record.evidence] if record else (
             [dict(_DECLARED_EVIDENCE)] if edge.provenance is Provenance.DECLARED else [])
@@ -168,6 +165,9 @@ class AgentTools:
         graph = loaded.link.index.graph
         # the graph keeps paths inside one layer (graph.CROSS_LAYER_COST): marts join through staging
         tree, unconnected = graph.steiner_tree([start, end], max_hops_cost=JOIN_PATH_MAX_COST)
+        if (unconnected or not tree) and graph.has_contradicted:
+            # no chain of links: a pair the names join and the data refutes, labelled as such
+            tree, unconnected = graph.steiner_tree([start, end], max_hops_cost=JOIN_PATH_MAX_COST, contradicted=True)
         if unconnected or not tree:
             data.update(found=False, cost=None)
             return ToolResult(f"no chain of declared or inferred links joins {a} to {b}", data)
@@ -197,6 +197,8 @@ class AgentTools:
             (links_out if index.corpus.columns[index.graph.edges[e].child].relation == r else links_in).append(link)
         references: dict[str, list[str]] = {}
         for link in links_out:
+            if link["contradicted"] is not None:
+                continue  # not a link: listed below with what the data says
             references.setdefault(link["child"]["column"].lower(), []).append(
                 f"{link['parent']['name']}.{link['parent']['column']}")
         columns = [{"name": c.name, "data_type": c.data_type or None, "description": c.description,

@@ -94,6 +94,16 @@ class JoinPick:
     provenance: Provenance
     confidence: float
     written_confidence: float | None = None
+    contradicted: str | None = None  # not a link: names join, the data refutes it (EdgeDoc.contradicted)
+
+    @classmethod
+    def of(cls, edge_id: int, corpus: Any) -> "JoinPick":
+        """The pick of edge `edge_id` of an index corpus (documents.Corpus)."""
+        edge = corpus.edges[edge_id]
+        cc, pc = corpus.columns[edge.child], corpus.columns[edge.parent]
+        cr, pr = corpus.relations[cc.relation], corpus.relations[pc.relation]
+        return cls(edge_id, cr.unique_id, cr.identifier, cc.name, pr.unique_id, pr.identifier, pc.name,
+                   edge.provenance, edge.confidence, edge.written_confidence, edge.contradicted)
 
     @property
     def on(self) -> str:
@@ -102,11 +112,13 @@ class JoinPick:
     @property
     def note(self) -> str:
         """Where the join comes from and how sure it is (``written by dbt-schema-link at 0.91, ...``)."""
+        if self.contradicted is not None:
+            return f"not verified: {self.contradicted}; no link joins these relations"
         return provenance_text(self.provenance, self.confidence, self.written_confidence)
 
     def line(self) -> str:
         """The join in a rendered context; a link `write` wrote says so (it is not a person's)."""
-        written = f" -- {self.note}" if self.provenance is Provenance.WRITTEN else ""
+        written = f" -- {self.note}" if self.provenance is Provenance.WRITTEN or self.contradicted is not None else ""
         return f"JOIN {self.on}{written}"
 
     def to_dict(self) -> dict:
@@ -115,7 +127,7 @@ class JoinPick:
                 "on": self.on, "kind": self.provenance.kind.value, "provenance": self.provenance.value,
                 "confidence": confidence_value(self.confidence),
                 "written_confidence": None if self.written_confidence is None else confidence_value(self.written_confidence),
-                "note": self.note}
+                "contradicted": self.contradicted, "note": self.note}
 
 
 @dataclass

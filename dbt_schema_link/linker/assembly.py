@@ -37,13 +37,7 @@ class AnswerAssembly:
                 reasons.append("bridge on the join path")
             rels_out.append(RelationPick(r, rd.unique_id, rd.identifier, rd.name, rd.relation_name, float(ev.rel[r]),
                                          reasons, bridge=r not in terminal_set, columns=picks, family=rd.family()))
-        joins = []
-        for e in sel.tree:
-            edge = idx.graph.edges[e]
-            cc, pc = corpus.columns[edge.child], corpus.columns[edge.parent]
-            cr, pr = corpus.relations[cc.relation], corpus.relations[pc.relation]
-            joins.append(JoinPick(e, cr.unique_id, cr.identifier, cc.name, pr.unique_id, pr.identifier, pc.name,
-                                  edge.provenance, edge.confidence, edge.written_confidence))
+        joins = [JoinPick.of(e, corpus) for e in sel.tree]
         return Answer(id, question, hint, candidates, unsure, rels_out, joins,
                       [corpus.relations[r].unique_id for r in sel.unjoined], self.retrieval)
 

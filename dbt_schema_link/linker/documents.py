@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from dbt_schema_link.artifacts.dag import relation_depths
 from dbt_schema_link.artifacts.records import Column, Project, Relation, ResourceType
 from dbt_schema_link.links import Link, Provenance
+from dbt_schema_link.discovery.records import Rejection
 from dbt_schema_link.linker.answer import FamilyRange
 from dbt_schema_link.linker.families import DEFAULT_MIN_SHARDS, Family, find_families
 from dbt_schema_link.linker.text import identifier_words
@@ -154,6 +155,10 @@ class EdgeDoc:
     provenance: Provenance
     confidence: float
     written_confidence: float | None = None
+    #: Not a link: the names join these columns and the data refutes it (links.json's
+    #: "named, contradicted by data" rejection). Join completion takes such an edge only when no
+    #: link connects the relations, and the answer says so; `confidence` is the names-only score.
+    contradicted: str | None = None
 
 
 #: Of two links on one column pair, the index keeps the surer kind first: a person's declaration,
@@ -169,6 +174,7 @@ class ProjectInput:
     project: Project
     profiles: ProfileSet | None = None
     links: list[Link] = field(default_factory=list)
+    contradicted: list[Rejection] = field(default_factory=list)  # Trap.CONTRADICTED pairs
 
 
 @dataclass
@@ -307,6 +313,14 @@ def build_corpus(inputs: list[ProjectInput], group_by: str = "auto", min_shards:
                 if old is None or rank > (_PROVENANCE_RANK[old.provenance], old.confidence):
                     best[(child, parent)] = EdgeDoc(child, parent, link.provenance, link.confidence,
                                                     link.written_confidence)
+        for r in inp.contradicted:
+            child = col_index.get((pos, r.child.relation, r.child.column.lower()))
+            parent = col_index.get((pos, r.parent.relation, r.parent.column.lower()))
+            if child is None or parent is None or (child, parent) in best \
+                    or columns[child].relation == columns[parent].relation:
+                continue
+            best[(child, parent)] = EdgeDoc(child, parent, Provenance.INFERRED, r.would_be_confidence,
+                                            contradicted=r.detail)
         edges.extend(best[k] for k in sorted(best))
         for (up, _down), cols in copied.items():
             n_cols = relations[up].col_end - relations[up].col_start

@@ -50,7 +50,9 @@ class JoinGraph:
         self.adj: list[list[Adjacent]] = [[] for _ in range(n_relations)]
         # The cheapest edge of each related pair (lowest index on ties), both directions, as arrays
         # for scipy's Dijkstra: on a large warehouse a search touches thousands of relations.
-        best: dict[tuple[int, int], tuple[float, int]] = {}
+        # A pair's edge is a link when it has one (a contradicted pair only when nothing else
+        # joins the two relations), then the cheapest.
+        best: dict[tuple[int, int], tuple[bool, float, int]] = {}
         for i, e in enumerate(self.edges):
             a, b = columns[e.child].relation, columns[e.parent].relation
             if a == b:
@@ -60,15 +62,18 @@ class JoinGraph:
                 w += CROSS_LAYER_COST * abs(rel_layer[a] - rel_layer[b])
             self.adj[a].append(Adjacent(b, i, w))
             self.adj[b].append(Adjacent(a, i, w))
+            rank = (e.contradicted is not None, w, i)
             for key in ((a, b), (b, a)):
-                if key not in best or w < best[key][0]:
-                    best[key] = (w, i)
-        self._pair_edge = {key: i for key, (_, i) in best.items()}
+                if key not in best or rank < best[key]:
+                    best[key] = rank
+        self._pair_edge = {key: i for key, (_, _, i) in best.items()}
         self._src = np.fromiter((k[0] for k in best), dtype=np.int64, count=len(best))
         self._dst = np.fromiter((k[1] for k in best), dtype=np.int64, count=len(best))
-        self._w = np.fromiter((v[0] for v in best.values()), dtype=np.float64, count=len(best))
-        self._conf = np.fromiter((self.edges[v[1]].confidence for v in best.values()), dtype=np.float64,
-                                 count=len(best))
+        self._w = np.fromiter((v[1] for v in best.values()), dtype=np.float64, count=len(best))
+        self._refuted = np.fromiter((v[0] for v in best.values()), dtype=bool, count=len(best))
+        # a contradicted pair is no evidence that two units join
+        self._conf = np.fromiter((0.0 if v[0] else self.edges[v[2]].confidence for v in best.values()),
+                                 dtype=np.float64, count=len(best))
         self._unit_slices: dict[tuple[int, int], tuple[int, int]] | None = None
         self.unit_links: dict[int, dict[int, float]] = {}  # unit -> other unit -> best link confidence
         if rel_group is not None and len(best):
@@ -78,7 +83,8 @@ class JoinGraph:
         ga, gb = rel_group[self._src], rel_group[self._dst]
         lo, hi = np.minimum(ga, gb), np.maximum(ga, gb)
         order = np.lexsort((hi, lo))
-        self._src, self._dst, self._w, self._conf = (a[order] for a in (self._src, self._dst, self._w, self._conf))
+        self._src, self._dst, self._w, self._conf, self._refuted = (
+            a[order] for a in (self._src, self._dst, self._w, self._conf, self._refuted))
         lo, hi = lo[order], hi[order]
         change = np.flatnonzero((np.diff(lo) != 0) | (np.diff(hi) != 0)) + 1
         starts = np.concatenate([[0], change])
@@ -87,8 +93,8 @@ class JoinGraph:
         for a, b in zip(starts.tolist(), ends.tolist()):
             u, v = int(lo[a]), int(hi[a])
             self._unit_slices[(u, v)] = (a, b)
-            if u != v:
-                conf = float(self._conf[a:b].max())
+            conf = float(self._conf[a:b].max())
+            if u != v and conf > 0.0:
                 self.unit_links.setdefault(u, {})[v] = conf
                 self.unit_links.setdefault(v, {})[u] = conf
 
@@ -99,11 +105,19 @@ class JoinGraph:
     def neighbours(self, node: int) -> list[Adjacent]:
         return self.adj[node]
 
-    def _arrays(self, units: Sequence[int] | None, min_cross_confidence: float):
+    @property
+    def has_contradicted(self) -> bool:
+        return bool(self._refuted.any())
+
+    def _arrays(self, units: Sequence[int] | None, min_cross_confidence: float, contradicted: bool):
         """(src, dst, weight) of the searchable edges: all of them, or those inside `units` plus
-        the links between two of them at or above `min_cross_confidence`."""
+        the links between two of them at or above `min_cross_confidence`; contradicted pairs only
+        when asked (inside a unit)."""
         if units is None or self._unit_slices is None:
-            return self._src, self._dst, self._w
+            if contradicted:
+                return self._src, self._dst, self._w
+            keep = ~self._refuted
+            return self._src[keep], self._dst[keep], self._w[keep]
         us = sorted(set(int(u) for u in units))
         parts = []
         for i, u in enumerate(us):
@@ -114,12 +128,14 @@ class JoinGraph:
                 part = np.arange(*sl)
                 if u != v:
                     part = part[self._conf[part] >= min_cross_confidence]
+                elif not contradicted:
+                    part = part[~self._refuted[part]]
                 parts.append(part)
         take = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
         return self._src[take], self._dst[take], self._w[take]
 
     def _shortest_paths(self, terms: list[int], node_cost: dict[int, float], limit: float,
-                        units: Sequence[int] | None, min_cross_confidence: float):
+                        units: Sequence[int] | None, min_cross_confidence: float, contradicted: bool):
         """Distances and predecessors from each terminal over the relations the searchable edges
         touch (renumbered, so the search is as large as the answer's units); entering a relation
         costs its node cost (default 1) on top of the edge weight. Paths longer than `limit` are
@@ -127,7 +143,7 @@ class JoinGraph:
         from scipy.sparse import csr_matrix
         from scipy.sparse.csgraph import dijkstra
 
-        src, dst, w = self._arrays(units, min_cross_confidence)
+        src, dst, w = self._arrays(units, min_cross_confidence, contradicted)
         nodes = np.unique(np.concatenate([src, dst, np.asarray(terms, dtype=np.int64)]))
         local = {int(n): i for i, n in enumerate(nodes.tolist())}
         ls, ld = np.searchsorted(nodes, src), np.searchsorted(nodes, dst)
@@ -145,17 +161,19 @@ class JoinGraph:
 
     def steiner_tree(self, terminals: Sequence[int], node_cost: dict[int, float] | None = None,
                      max_hops_cost: float = 12.0, units: Sequence[int] | None = None,
-                     min_cross_confidence: float = 0.0) -> tuple[list[int], list[int]]:
+                     min_cross_confidence: float = 0.0, contradicted: bool = False) -> tuple[list[int], list[int]]:
         """Edges (indices) of a near-minimal tree connecting `terminals`, and the terminals left
         unconnected (no path within the cost limit). `node_cost` (0..1, default 1) is the price of
         entering a relation: question-relevant bridges are cheaper. With `units`, only relations
         of those units are searched, and a link between two units only at or above
-        `min_cross_confidence`."""
+        `min_cross_confidence`. `contradicted`: also search the pairs the names join and the data
+        refutes (for what links alone leave unjoined)."""
         terms = list(dict.fromkeys(terminals))
         if len(terms) < 2:
             return [], []
         cost = node_cost or {}
-        dist, pred, local, nodes = self._shortest_paths(terms, cost, max_hops_cost, units, min_cross_confidence)
+        dist, pred, local, nodes = self._shortest_paths(terms, cost, max_hops_cost, units, min_cross_confidence,
+                                                        contradicted)
         row = {t: i for i, t in enumerate(terms)}
         # Prim over the metric closure of the terminals (components handled separately).
         in_tree = {terms[0]}

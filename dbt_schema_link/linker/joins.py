@@ -36,9 +36,16 @@ class JoinStage:
         scores = ev.rel[rels].astype(np.float64)
         lo, hi = float(scores.min()), float(scores.max())
         node_cost = dict(zip(rels.tolist(), (BRIDGE_COST_SPAN * (1.0 - (scores - lo) / max(hi - lo, 1e-6))).tolist()))
-        tree, unjoined = self.index.graph.steiner_tree(terminals, node_cost, self.settings.max_path_cost,
-                                                       units=[group, *spans],
-                                                       min_cross_confidence=self.settings.span_confidence)
+        graph = self.index.graph
+        tree, unjoined = graph.steiner_tree(terminals, node_cost, self.settings.max_path_cost, units=[group, *spans],
+                                            min_cross_confidence=self.settings.span_confidence)
+        if unjoined and self.settings.contradicted_joins and graph.has_contradicted:
+            # no link joins them: the pairs the names join and the data refutes are better than no
+            # join at all (the answer labels them)
+            again, still = graph.steiner_tree(terminals, node_cost, self.settings.max_path_cost, units=[group, *spans],
+                                              min_cross_confidence=self.settings.span_confidence, contradicted=True)
+            if len(still) < len(unjoined):
+                tree, unjoined = again, still
         for e in tree:
             for n in self.index.graph.endpoints(e):
                 if n not in chosen:

@@ -13,7 +13,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from dbt_schema_link.artifacts.records import Project
-from dbt_schema_link.links import Cardinality, Evidence, Link, Provenance, Signal, read_links_file
+from dbt_schema_link.discovery.records import Rejection, Trap
+from dbt_schema_link.links import (
+    Cardinality, Evidence, Link, LinkSetFormatError, Provenance, Signal, load_links_json, read_links_file,
+)
 
 
 def declared_links(project: Project) -> list[Link]:
@@ -41,3 +44,22 @@ def project_links(path: Path, project: Project, written_min_confidence: float) -
         first, rest = pairs[0], pairs[1:]
         out.append(replace(link, child=first[0], parent=first[1], collapsed=rest if link.is_join else ()))
     return out
+
+
+def contradicted_pairs(path: Path, project: Project) -> list[Rejection]:
+    """links.json's "named, contradicted by data" pairs whose columns the project has: joins the
+    schema's names state and the data refutes (sample data, a half-loaded source). Not links:
+    join completion falls back on them only when nothing else connects two relations."""
+    try:
+        text = Path(path).read_bytes()
+    except FileNotFoundError:
+        return []
+    except OSError as err:
+        raise LinkSetFormatError(f"cannot read {path} ({err.strerror}): run `dbt-schema-link link` again") from None
+    document = load_links_json(text, str(path))
+    try:
+        rejected = [Rejection.from_json(x) for x in document.get("rejected", ())]
+    except (KeyError, TypeError, ValueError) as err:
+        raise LinkSetFormatError(f"{path} is malformed ({err!r}): run `dbt-schema-link link` again") from None
+    return [r for r in rejected if r.trap is Trap.CONTRADICTED
+            and project.column_ref(r.child.relation, r.child.column) and project.column_ref(r.parent.relation, r.parent.column)]

@@ -78,6 +78,8 @@ class Renderer:
         corpus = index.corpus
         ranked: dict[int, tuple[float, bool]] = {}
         for e in corpus.edges:
+            if e.contradicted is not None:
+                continue  # not a link (the answer's JOIN line says what it is when one is used)
             # Among equally confident parents (a join and the same join to a pass-through copy of
             # its parent) the one the column's own description names wins, so that the line's FK
             # and the project's docs name one parent.

@@ -72,6 +72,8 @@ class SelectionStage:
                     terminals.append(r)
         if s.named_relations > 0:
             self._add_named(ev, pool, terminals)
+        if s.named_columns > 0:
+            self._add_named_columns(ev, pool, terminals)
         # strong literal evidence pulls its relation in, unless a selected relation explains the
         # word already: it holds the value too, or the word is part of its name (a table, not a value)
         strong = [(c, hit) for c, hit in ev.value_hits.items() if hit.strength >= 0.9]
@@ -117,3 +119,31 @@ class SelectionStage:
                 terminals.append(best)
                 covered |= self._name_words([best])
                 added += 1
+
+    def _add_named_columns(self, ev: Evidence, pool: set[int], terminals: list[int]) -> None:
+        """Append (in place) the relation of a column the question names in full ("the names of
+        poker players", "their birth date") when no terminal has a column of that name and a link
+        joins the relation to a terminal: an entity's attributes often live one join away, in
+        the relation its key references. `named_columns` relations at most, best column first."""
+        s, idx = self.settings, self.index
+        corpus = idx.corpus
+        graph = idx.graph
+        named = np.flatnonzero(ev.name >= 1.0)
+        if not len(named):
+            return
+        held = {self._words(corpus.columns[c].name) for r in terminals
+                for c in range(int(idx.rel_start[r]), int(idx.rel_start[r] + idx.rel_ncols[r]))}
+        added = 0
+        for c in named[np.argsort(-ev.col[named], kind="stable")].tolist():
+            if added >= s.named_columns or len(terminals) >= s.max_relations:
+                return
+            r = int(idx.col_relation[c])
+            if r not in pool or r in terminals or idx.col_is_key[c] or self._words(corpus.columns[c].name) in held:
+                continue
+            if any(adj.node in terminals and graph.edges[adj.edge].contradicted is None for adj in graph.neighbours(r)):
+                terminals.append(r)
+                added += 1
+
+    @staticmethod
+    def _words(name: str) -> frozenset[str]:
+        return frozenset(terms(name, drop_stop=False))

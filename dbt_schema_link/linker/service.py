@@ -25,7 +25,7 @@ from dbt_schema_link.linker.documents import GROUP_MODES, ProjectInput
 from dbt_schema_link.linker.families import DEFAULT_MIN_SHARDS, check_min_shards
 from dbt_schema_link.linker.embedder import DEFAULT_MODEL, NO_MODEL, load_embedder
 from dbt_schema_link.linker.hook import LinkerHook
-from dbt_schema_link.linker.linkfile import project_links
+from dbt_schema_link.linker.linkfile import contradicted_pairs, project_links
 from dbt_schema_link.linker.pipeline import Linker
 from dbt_schema_link.linker.settings import LinkSettings
 from dbt_schema_link.linker.render import DEFAULT_BUDGET, DEFAULT_TEMPLATE, Renderer
@@ -86,7 +86,7 @@ def load_inputs(paths: Sequence[ProjectPaths], notice: Progress = _ignore) -> li
                    f"are missing (run `dbt docs generate`)")
         # tests on sources included: the manifest reader resolves their child
         links = project_links(p.links_json, project, written_min_confidence(p))
-        inputs.append(ProjectInput(project, _profiles(p, project), links))
+        inputs.append(ProjectInput(project, _profiles(p, project), links, contradicted_pairs(p.links_json, project)))
     return inputs
 
 

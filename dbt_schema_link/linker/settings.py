@@ -90,6 +90,7 @@ class LinkSettings:
     # a question word naming a relation (a word of its name) that no selected relation's name has
     # selects the best such relation too ("tickets ... each customer": the customer model), this many at most
     named_relations: int = _num(1, 0, 100)
+    named_columns: int = _num(1, 0, 100)  # relations added because the question names one of their columns in full and a link joins them to a terminal
     column_ratio: float = _num(0.3, 0.0, 1.0)  # keep columns scoring at least this share of the best column
     max_columns: int = _num(13, 1, 1000)  # columns returned at most, join keys included (keys are never dropped)
     # wide questions: from the wide_relations-th terminal relation on, each adds wide_columns to
@@ -113,6 +114,7 @@ class LinkSettings:
     fill_bridges: int = _num(1, 0, 1)  # ... also a bridge relation's columns with such evidence
     fill_per_relation: int = _num(9, 1, 1000)  # ... up to this many non-key columns of one relation (wide tables)
     max_path_cost: float = _num(8.0, 0.0, 1000.0)  # join completion: longest path searched between two terminals (a hop costs 1-3)
+    contradicted_joins: int = _num(1, 0, 1)  # ... falls back on pairs the names join and the data refutes (labelled) when no link joins
     # spans: a unit is one schema (or project); a question may use a second unit joined to the first
     span_ratio: float = _num(0.9, 0.0, 1.0)  # ... when that unit's localization score is at least this share of the best's
     span_confidence: float = _num(CONFIDENCE_BARS.span_units, 0.0, 1.0)  # ... through links at or above this confidence (weaker ones never cross units)

@@ -94,7 +94,7 @@ OPTION_SCHEMA: tuple[OptionSpec, ...] = (
                0.0001, 100.0),
     OptionSpec("sample_seed", OptionKind.INTEGER, 42, "Seed of the repeatable sample", 0, 2_147_483_647),
     # the envelope carries these values on one log line: bounded so a line stays small
-    OptionSpec("top_n", OptionKind.INTEGER, 10,
+    OptionSpec("top_n", OptionKind.INTEGER, 50,
                "How many most frequent values to report for low-cardinality columns", 0, 100),
     OptionSpec("top_max_distinct", OptionKind.INTEGER, 50,
                "Columns with at most this many distinct values report `top_values`", 0, 10_000),

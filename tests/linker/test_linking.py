@@ -46,7 +46,7 @@ def names(answer) -> dict[str, set[str]]:
 def test_index_files_and_format(indexed):
     d = indexed / "target" / "schema_link" / "index"
     meta = json.loads((d / "index.json").read_text())
-    assert meta["format"] == "dbt_schema_link/index" and meta["format_version"] == 3
+    assert meta["format"] == "dbt_schema_link/index" and meta["format_version"] == 4
     assert meta["counts"] == {"relations": 7, "columns": 30, "groups": 2, "edges": 5, "values": 14, "families": 0}
     for name in ("docs.json", "col_vectors.npy", "rel_vectors.npy", "lexical.npz", "values.npz"):
         assert (d / name).exists()
