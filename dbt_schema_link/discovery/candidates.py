@@ -274,7 +274,7 @@ def tightest_containers(child: ColInfo, lsh: ContainmentIndex, parents: list[Col
                         widths: list[float] | None = None) -> list[ColInfo]:
     """The LSH hits for ``child``: all of them when there are at most ``cap``, else the ``cap``
     smallest parents wide enough to hold the child's values (the tightest containers, the ones
-    ``pipeline._value_fits`` prefers). Partitions are read smallest first and reading stops once
+    ``evaluate.value_fits`` prefers). Partitions are read smallest first and reading stops once
     ``cap`` such parents are in hand: a dense id range is contained in every larger dense key, so
     reading them all would make value lookups grow with the square of the warehouse."""
     hits: list[tuple[bool, float, int]] = []

@@ -60,7 +60,7 @@ def score(evidence: Iterable[Evidence], measured: bool = True) -> tuple[float, t
 def confidence(evidence: Sequence[Evidence], measured: bool = True) -> float:
     """``score(evidence, measured)[0]`` without the scored evidence records (discovery scores
     every candidate pair and reports a few: the records are built for those, see
-    ``pipeline.Scored``)."""
+    ``evaluate.Scored``)."""
     return squash(_log_odds(evidence, table_for(measured))[0])
 
 
