@@ -12,6 +12,7 @@ from dbt_schema_link.discovery.evidence import (
     Block, RelationMatches, ValueFit, cardinality_evidence, cross_source_evidence, exact_evidence, find_trap,
     has_name_signal, name_evidence, sql_evidence, type_evidence, value_evidence, values_agree,
 )
+from dbt_schema_link.discovery.policy import TYPES
 from dbt_schema_link.discovery.records import Evidence, Signal, Trap
 from dbt_schema_link.discovery.scoring import confidence, score
 from dbt_schema_link.discovery.settings import DiscoverySettings
@@ -103,7 +104,7 @@ def evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstim
     pending = False
     if typed is Block.TYPES_NEED_VALUES:
         pending = True
-        evidence.append(Evidence(Signal.TYPE_MATCH, 0.0, f"{child.family.value} and {parent.family.value}: "
+        evidence.append(Evidence(Signal.TYPE_MATCH, TYPES.values_agree, f"{child.family.value} and {parent.family.value}: "
                                                           "the values must agree"))
     else:
         evidence.append(typed)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dbt_schema_link.discovery.evaluate import Scored
 from dbt_schema_link.discovery.features import ColInfo
+from dbt_schema_link.discovery.policy import KEY
 from dbt_schema_link.discovery.records import Cardinality, Evidence, Link, Orphans, Provenance, Signal, round4
 from dbt_schema_link.profiling.records import ContainmentResult
 
@@ -11,7 +12,7 @@ from dbt_schema_link.profiling.records import ContainmentResult
 def cardinality(child: ColInfo) -> Cardinality:
     if child.unique is not None:
         return Cardinality.ONE_TO_ONE if child.unique else Cardinality.MANY_TO_ONE
-    return Cardinality.ONE_TO_ONE if child.pk_score >= 0.8 else Cardinality.MANY_TO_ONE
+    return Cardinality.ONE_TO_ONE if child.pk_score >= KEY.one_to_one_min else Cardinality.MANY_TO_ONE
 
 
 def inferred_link(s: Scored, collapsed: tuple) -> Link:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
+from dbt_schema_link.discovery.policy import CROSS_SOURCE_WEIGHT
 from dbt_schema_link.discovery.records import NAME_SIGNALS, Evidence, Signal
 
 from dbt_schema_link.discovery import calibration
@@ -25,9 +26,6 @@ FITTED_SIGNALS: tuple[Signal, ...] = (
 #: Signals of measured values (an exact check supersedes the estimate).
 VALUE_SIGNALS = frozenset({Signal.VALUE_CONTAINMENT_ESTIMATE, Signal.EXACT_CONTAINMENT})
 
-#: Log-odds a link between unrelated sources loses at full ``cross_source_strictness``: a policy
-#: (labelled corpora are one database each, so there is nothing to fit it on), not a fitted weight.
-CROSS_SOURCE_WEIGHT = 0.5
 
 
 def table_for(measured: bool) -> Table:

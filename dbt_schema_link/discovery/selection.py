@@ -8,14 +8,10 @@ import functools
 from dbt_schema_link.discovery.domains import UnionFind, canonical_pair
 from dbt_schema_link.discovery.evaluate import Scored
 from dbt_schema_link.discovery.materialise import inferred_link
+from dbt_schema_link.discovery.policy import SELECTION
 from dbt_schema_link.discovery.records import Link
 from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.verification import pair_rank
-
-
-#: A child is moved from a parent that is itself a foreign key to that key's parent when the
-#: direct link's confidence is at most this much lower.
-ROOT_MARGIN = 0.15
 
 
 def select(scored: dict, settings: DiscoverySettings,
@@ -75,7 +71,7 @@ def select(scored: dict, settings: DiscoverySettings,
                 for up in chosen.get(parent_class, ()):
                     alt = (child_class, up[1])
                     if (alt in groups and alt != gkey and up[1] != child_class
-                            and group_conf(alt) >= group_conf(gkey) - ROOT_MARGIN):
+                            and group_conf(alt) >= group_conf(gkey) - SELECTION.root_margin):
                         target = alt
                         break
                 changed |= target != gkey
