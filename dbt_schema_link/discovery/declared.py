@@ -88,6 +88,7 @@ def mark_written(inferred: list[Link], written: Sequence[DeclaredLink], scored: 
             child=d.child, parent=d.parent, provenance=Provenance.WRITTEN, confidence=round4(now),
             cardinality=cardinality(child) if child else Cardinality.MANY_TO_ONE,
             evidence=ordered(evidence), written_confidence=d.written_confidence,
+            names_only=s is not None and not s.measured,
         ))
         unsupported += 1
     return out, unsupported

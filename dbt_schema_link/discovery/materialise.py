@@ -21,6 +21,7 @@ def inferred_link(s: Scored, collapsed: tuple) -> Link:
         provenance=Provenance.SQL if s.cand.joins else Provenance.INFERRED,
         confidence=round4(s.confidence), cardinality=cardinality(s.cand.child),
         evidence=ordered(s.evidence), collapsed=tuple(sorted(collapsed)), orphans=_orphans(s.exact),
+        names_only=not s.measured,
     )
 
 

@@ -46,7 +46,7 @@ def render_markdown(links: LinkSet, project: Project | None = None, title: str |
         out += ["### Why", ""]
         for link in inferred:
             out.append(f"- `{_ref(link.child)}` -> `{_ref(link.parent)}` ({confidence_text(link.confidence)}): "
-                       f"{_cell(breakdown(link.evidence))}")
+                       f"{_cell(breakdown(link.evidence, measured=not link.names_only))}")
             for e in link.evidence:
                 out.append(f"  - {e.signal.value} ({e.strength:+.2f}): {_cell(e.detail)}")
             if link.orphans is not None:

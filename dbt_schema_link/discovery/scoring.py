@@ -102,12 +102,12 @@ def squash(log_odds: float) -> float:
     return z / (1.0 + z)
 
 
-def breakdown(evidence: Iterable[Evidence]) -> str:
+def breakdown(evidence: Iterable[Evidence], measured: bool = True) -> str:
     """One line: ``bias -3.0; name_pattern +3.0; ...`` (the sum squashes to the confidence). The
-    prior is that of the table a pair with these signals is scored by: ``MEASURED`` when values
-    were compared (a profiled pair with no signature, e.g. floats, is shown with the other)."""
+    prior is that of the table the pair was scored by, chosen by the same rule as :func:`score`
+    (``measured``: its columns were profiled; ``Link.names_only`` records the opposite)."""
     evidence = list(evidence)
-    table = table_for(any(e.signal in VALUE_SIGNALS for e in evidence))
+    table = table_for(measured)
     parts = [f"bias {table.bias:+.1f}"]
     parts += [f"{e.signal.value} {e.contribution:+.1f}" for e in evidence if e.contribution]
     return "; ".join(parts)

@@ -1,5 +1,6 @@
 """discover() end to end on small warehouses built in code."""
 
+import math
 import random
 import re
 
@@ -678,3 +679,30 @@ def test_small_same_named_ids_do_not_link_unrelated_sources():
     assert any(r.trap is Trap.CROSS_SOURCE and r.child.column == "singer_id" for r in links.rejected)
     # the same pair inside one source is a link
     assert ("song.singer_id", "singer.singer_id") in pairs(run(w, cross_source_strictness=0.0).inferred)
+
+
+# -- the links.md breakdown adds up to the confidence ------------------------------------------
+
+@pytest.mark.parametrize("case", ["profiled", "parent_unprofiled", "names_only"])
+def test_breakdown_uses_the_table_the_score_used(case):
+    """A profiled child against an unprofiled parent has no value evidence but is scored by the
+    measured table: the breakdown's prior must be that table's, so its terms add up to the
+    confidence (it once chose by the evidence and showed the names-only prior)."""
+    from dbt_schema_link.discovery.calibration import MEASURED, NAMES_ONLY
+    from dbt_schema_link.discovery.report import render_markdown as render
+    from dbt_schema_link.discovery.scoring import breakdown, squash
+
+    rng = random.Random(3)
+    w = Warehouse()
+    w.table("customers", {"customer_id": (INT, ids(60)), "label": (TEXT, [f"n{i}" for i in range(60)])},
+            profiled=case == "profiled")
+    w.table("orders", {"order_id": (INT, ids(300, 1000)), "customer_id": (INT, sample(rng, ids(60), 300))})
+    links = run(w, profiles=case != "names_only", verify=False)
+    (link,) = links.inferred
+    assert link.names_only is (case == "names_only")
+    table = NAMES_ONLY if case == "names_only" else MEASURED
+    line = breakdown(link.evidence, measured=not link.names_only)
+    assert f"bias {table.bias:+.1f}" in line and line in render(links)
+    total = table.bias + sum(e.contribution for e in link.evidence)
+    assert math.isclose(squash(total), link.confidence, abs_tol=2e-3)
+    assert LinkSet.from_json(links.to_json()).inferred[0].names_only is link.names_only
