@@ -446,10 +446,37 @@ def test_a_named_pair_the_data_contradicts_is_reported_as_its_own_kind():
     assert (r.child.column, r.parent.column) == ("customer_id", "customer_id")
     assert r.detail == "named, contradicted by data: 0 of 11 child values found in the parent"
     assert r.would_be_confidence >= 0.5  # what the names alone say
+    assert (r.containment, r.verified) == (0.0, True)
     md = render_markdown(links)
     assert "## Named, contradicted by data" in md and "0 of 11 child values" in md
-    # without the exact check there is nothing that contradicts the names
-    assert not any(r.trap is Trap.CONTRADICTED for r in run(w, verify=False).rejected)
+    # without the exact check nothing contradicts the names: the estimate alone keeps the pair out
+    unchecked = run(w, verify=False).rejected
+    assert not any(r.trap is Trap.CONTRADICTED for r in unchecked)
+    (r,) = [r for r in unchecked if r.trap is Trap.CONTAINMENT_FAILED]
+    assert (r.child.column, r.parent.column, r.verified) == ("customer_id", "customer_id", False)
+    assert r.containment < 0.5 and r.would_be_confidence >= 0.5 and "not verified" in r.detail
+
+
+def test_containment_rejections_record_the_measured_share_for_join_completion():
+    """A named pair kept out only by its values is a CONTAINMENT_FAILED rejection with its
+    would-be confidence and measured containment (issue #31 completes joins from these), in
+    links.json and links.md; a pair that became a link is not reported."""
+    w = Warehouse()
+    w.table("customers", {"customer_id": (INT, ids(50)), "name": (TEXT, [f"c{i}" for i in range(50)])})
+    # loader typed the ids as text codes that are no customer's id: types and values disagree
+    w.table("payments", {"payment_id": (INT, ids(40, 7000)), "customer_id": (TEXT, [f"x{i % 11}" for i in range(40)])})
+    w.table("refunds", {"refund_id": (INT, ids(30, 9000)), "customer_id": (INT, [1 + i % 20 for i in range(30)])})
+    links = run(w)
+    assert pairs(links.inferred) == {("refunds.customer_id", "customers.customer_id")}
+    (r,) = [r for r in links.rejected if r.trap is Trap.CONTAINMENT_FAILED]
+    assert (r.child.relation.rsplit(".", 1)[1], r.parent.relation.rsplit(".", 1)[1]) == ("payments", "customers")
+    assert (r.containment, r.verified) == (0.0, True) and r.would_be_confidence >= 0.5
+    assert "0 of 11 child values" in r.detail and "text and integer" in r.detail
+    assert not any(x.child.relation.endswith("refunds") for x in links.rejected)
+    data = LinkSet.from_json(links.to_json())
+    assert [x for x in data.rejected if x.trap is Trap.CONTAINMENT_FAILED] == [r]
+    md = render_markdown(links)
+    assert "## Named or joined, values fall short" in md and "0 of 11 child values" in md
 
 
 def test_works_without_profiles_and_without_verifier():
