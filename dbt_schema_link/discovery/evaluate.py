@@ -12,7 +12,7 @@ from dbt_schema_link.discovery.evidence import (
     Block, RelationMatches, ValueFit, cardinality_evidence, cross_source_evidence, exact_evidence, find_trap,
     has_name_signal, name_evidence, sql_evidence, type_evidence, value_evidence, values_agree,
 )
-from dbt_schema_link.discovery.policy import TYPES
+from dbt_schema_link.discovery.policy import CAPS, TYPES
 from dbt_schema_link.discovery.records import Evidence, Signal, Trap
 from dbt_schema_link.discovery.scoring import confidence, score
 from dbt_schema_link.discovery.settings import DiscoverySettings
@@ -124,7 +124,16 @@ def evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstim
     trap = find_trap(child, parent, evidence, settings, fit) if block is None else None
     if pending and block is None:
         block = Block.TYPES_NEED_VALUES
-    return Scored(cand, tuple(evidence), confidence(evidence, measured), block, trap, est, exact, measured)
+    return Scored(cand, tuple(evidence), _capped(confidence(evidence, measured), evidence), block, trap, est, exact,
+                  measured)
+
+
+def _capped(conf: float, evidence: list[Evidence]) -> float:
+    """A failed exact check caps the confidence (``policy.CAPS``): names and SQL cannot outweigh it."""
+    for e in evidence:
+        if e.signal is Signal.EXACT_CONTAINMENT and e.strength < 0:
+            return min(conf, CAPS.failed_check)
+    return conf
 
 
 def cap_per_child(scored: dict, cap: int) -> dict:

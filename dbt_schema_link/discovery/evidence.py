@@ -170,6 +170,11 @@ def has_name_signal(evidence: Sequence[Evidence]) -> bool:
 
 def type_evidence(child: ColInfo, parent: ColInfo, values_agree: bool) -> Evidence | Block:
     compat = compatibility(child.family, parent.family)
+    if child.all_null and compat in (Compat.NO, Compat.NEEDS_VALUES) and TypeFamily.OTHER not in (
+            child.family, parent.family):
+        return Evidence(Signal.TYPE_MATCH, TYPES.no_values,
+                        f"{child.family.value} and {parent.family.value}, but the child holds only NULLs: "
+                        "its type is the loader's guess, the pair is judged on its name")
     if compat is Compat.NO:
         return Block.TYPES
     if compat is Compat.SAME:
@@ -210,7 +215,8 @@ def cardinality_evidence(child: ColInfo, parent: ColInfo, settings: DiscoverySet
         detail = (f"parent unique ({parent.distinct} distinct), child {child.distinct} distinct "
                   f"<= parent")
     else:
-        detail = f"parent unique ({parent.distinct} distinct); child not profiled"
+        what = "holds only NULLs" if child.all_null else "not profiled"
+        detail = f"parent unique ({parent.distinct} distinct); child {what}"
     return Evidence(Signal.CARDINALITY, CARDINALITY.base + CARDINALITY.per_key * parent.pk_score, detail)
 
 

@@ -66,6 +66,7 @@ class ColInfo:
     aggregate: bool = False  # its model's SQL computes it with count/sum/avg (set from SqlFacts)
     key: tuple[str, str] = field(init=False)  # ref.key(): the column's case-insensitive identity
     has_values: bool = field(init=False)
+    all_null: bool = field(init=False)  # profiled and holds no value: its type is the loader's guess
     distinct: int = field(init=False)  # the profile's distinct count (0 without values)
 
     @property
@@ -83,6 +84,7 @@ class ColInfo:
         # (which a ColInfo never changes)
         self.key = self.ref.key()
         self.has_values = self.profile is not None and self.profile.non_null > 0
+        self.all_null = self.profile is not None and self.profile.non_null == 0
         self.distinct = self.profile.distinct if self.profile else 0
 
     @property

@@ -93,6 +93,9 @@ class TypeStrengths:
     same: float = 1.0  # same type family
     compatible: float = 0.5  # compatible families (integer ~ decimal): joins, but a shade less likely
     values_agree: float = 0.0  # text vs number allowed only because the values agree: no type support
+    #: a child that holds only NULLs: a loader typed it by guess (VARCHAR against a BIGINT key),
+    #: and absent evidence is not contrary evidence, so its type neither vetoes nor supports
+    no_values: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,17 @@ class CardinalityStrengths:
 @dataclass(frozen=True)
 class ValueRules:
     estimate_reliability_min: float = 0.5  # a MinHash estimate below this cannot let text meet numbers
+
+
+@dataclass(frozen=True)
+class Caps:
+    """Ceilings on a pair's confidence that evidence weights cannot lift."""
+
+    #: the exact check measured less containment than the pair needs (below
+    #: ``partial_min_containment`` when names or SQL vouch, else below ``min_exact_containment``):
+    #: names and SQL joins then say what the schema means, not what the data holds, so the pair is
+    #: kept under the default keep bar (0.5) and reported as a containment rejection instead
+    failed_check: float = 0.3
 
 
 @dataclass(frozen=True)
@@ -150,5 +164,6 @@ TYPES = TypeStrengths()
 CARDINALITY = CardinalityStrengths()
 VALUES = ValueRules()
 TRAPS = TrapRules()
+CAPS = Caps()
 PRIORS = CandidatePriors()
 SELECTION = SelectionRules()

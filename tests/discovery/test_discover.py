@@ -733,3 +733,42 @@ def test_breakdown_uses_the_table_the_score_used(case):
     total = table.bias + sum(e.contribution for e in link.evidence)
     assert math.isclose(squash(total), link.confidence, abs_tol=2e-3)
     assert LinkSet.from_json(links.to_json()).inferred[0].names_only is link.names_only
+
+
+# -- rules of issue #30: all-NULL children, failed checks --------------------------------------
+
+@pytest.mark.parametrize("loader_type", [TEXT, "BOOLEAN"])
+def test_an_all_null_child_is_judged_on_its_name_not_its_guessed_type(loader_type):
+    w = Warehouse()
+    w.table("customers", {"customer_id": (INT, ids(50)), "name": (TEXT, [f"c{i}" for i in range(50)])})
+    # a loader typed an empty column by guess: no value says anything against the customers key
+    w.table("payments", {"payment_id": (INT, ids(40, 7000)), "customer_id": (loader_type, [None] * 40)})
+    links = run(w)
+    assert pairs(links.inferred) == {("payments.customer_id", "customers.customer_id")}
+    (link,) = links.inferred
+    typed = next(e for e in link.evidence if e.signal is Signal.TYPE_MATCH)
+    assert typed.strength == 0.0 and "holds only NULLs" in typed.detail
+    assert "holds only NULLs" in render_markdown(links)
+    # a child with values of the wrong type is still refused on its type
+    w = Warehouse()
+    w.table("customers", {"customer_id": (INT, ids(50)), "name": (TEXT, [f"c{i}" for i in range(50)])})
+    w.table("payments", {"payment_id": (INT, ids(40, 7000)), "customer_id": ("BOOLEAN", [i % 2 == 0 for i in range(40)])})
+    assert run(w).inferred == []
+
+
+def test_a_failed_exact_check_caps_the_confidence_names_cannot_outweigh_it():
+    """Most of the child's values missing from the parent: the names alone score ~0.9 and, before
+    the cap, still carried the pair to a link; now it is kept out and reported with its share."""
+    from dbt_schema_link.discovery.policy import CAPS
+
+    w, values = orphaned_orders(0.9, orphan_keys=40)
+    child = set(values)
+    links = run(w)
+    assert links.inferred == []
+    (r,) = [r for r in links.rejected if r.child.column == "customer_id"]
+    assert r.trap is Trap.CONTRADICTED and r.verified is True
+    assert r.containment == pytest.approx(len(child & set(ids(50))) / len(child), abs=1e-4)
+    assert r.would_be_confidence > CAPS.failed_check
+    # a user who lowers the keep bar under the cap gets the pair back at the cap, not above it
+    (link,) = run(w, min_confidence=0.1).inferred
+    assert link.confidence <= CAPS.failed_check
