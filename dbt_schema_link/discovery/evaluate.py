@@ -81,7 +81,9 @@ def value_fits(cands: dict, estimates: dict, exacts: dict, settings: DiscoverySe
 
 def evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstimate | None,
               fit: ValueFit | None, exact: ContainmentResult | None = None,
-              matches: RelationMatches | None = None) -> Scored:
+              matches: RelationMatches | None = None, checked: bool = False) -> Scored:
+    """The evidence, block, trap and confidence of one pair. ``checked``: exact verification ran
+    (the second pass), so a measured pair without a result is capped as unverified."""
     child, parent = cand.child, cand.parent
     measured = child.has_values or parent.has_values
     # types and cardinality first: a pair they rule out is never ranked, verified or reported
@@ -124,8 +126,10 @@ def evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstim
     trap = find_trap(child, parent, evidence, settings, fit) if block is None else None
     if pending and block is None:
         block = Block.TYPES_NEED_VALUES
-    return Scored(cand, tuple(evidence), _capped(confidence(evidence, measured), evidence), block, trap, est, exact,
-                  measured)
+    conf = confidence(evidence, measured)
+    if checked and measured and (exact is None or not exact.child_distinct):
+        conf = min(conf, CAPS.unverified)
+    return Scored(cand, tuple(evidence), _capped(conf, evidence), block, trap, est, exact, measured)
 
 
 def _capped(conf: float, evidence: list[Evidence]) -> float:

@@ -155,7 +155,8 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
             exacts = share_with_copies(measured, scored, lineage_uf)
             fits = value_fits(cands, estimates, exacts, settings, lineage_uf)
             for key, s in list(scored.items()):
-                scored[key] = evaluate(s.cand, settings, estimates[key], fits.get(key), exacts.get(key), matches)
+                scored[key] = evaluate(s.cand, settings, estimates[key], fits.get(key), exacts.get(key), matches,
+                                       checked=True)
             counts["verified_pairs"] = len(measured)
         lap("exact verification")
     elif verify is None and features.k:

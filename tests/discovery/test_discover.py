@@ -772,3 +772,21 @@ def test_a_failed_exact_check_caps_the_confidence_names_cannot_outweigh_it():
     # a user who lowers the keep bar under the cap gets the pair back at the cap, not above it
     (link,) = run(w, min_confidence=0.1).inferred
     assert link.confidence <= CAPS.failed_check
+
+
+def test_a_pair_the_warehouse_did_not_check_is_capped_as_unverified():
+    from dbt_schema_link.discovery.policy import CAPS
+
+    rng = random.Random(8)
+    w = Warehouse()
+    w.table("customers", {"customer_id": (INT, ids(50)), "name": (TEXT, [f"c{i}" for i in range(50)])})
+    w.table("orders", {"order_id": (INT, ids(300, 5000)), "customer_id": (INT, sample(rng, ids(50), 300))})
+    w.table("refunds", {"refund_id": (INT, ids(80, 9000)), "customer_id": (INT, sample(rng, ids(50), 80))})
+    links = run(w, max_verify_total=1)  # the budget checks one of the two equally good pairs
+    assert len(links.inferred) == 2
+    checked = [l for l in links.inferred if l.has(Signal.EXACT_CONTAINMENT)]
+    unchecked = [l for l in links.inferred if not l.has(Signal.EXACT_CONTAINMENT)]
+    assert len(checked) == len(unchecked) == 1
+    assert unchecked[0].confidence == CAPS.unverified < checked[0].confidence
+    # without a verifier nothing could have been checked: the estimate's confidence stands
+    assert all(l.confidence > CAPS.unverified for l in run(w, verify=False).inferred)
