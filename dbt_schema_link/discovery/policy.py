@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dbt_schema_link.discovery.records import Signal
+
 
 @dataclass(frozen=True)
 class KeyScores:
@@ -157,6 +159,17 @@ class SelectionRules:
     #: direct link's confidence is at most this much lower (the FK -> key link is the one).
     root_margin: float = 0.15
 
+
+#: The prior of the fit (``benchmarks/calibrate.py``): the hand-set log-odds per unit strength the
+#: package shipped before any fit. The fit's L2 penalty pulls each weight towards it, so a signal
+#: the labelled corpus barely shows (SQL joins in a sources-only corpus, roles) keeps it.
+PRIOR_WEIGHTS: dict[Signal, float] = {
+    Signal.NAME_EXACT: 2.5, Signal.NAME_PATTERN: 3.0, Signal.NAME_FUZZY: 1.5, Signal.ROLE_NAME: 2.0,
+    Signal.TYPE_MATCH: 0.5, Signal.CARDINALITY: 1.5, Signal.VALUE_CONTAINMENT_ESTIMATE: 3.0,
+    Signal.EXACT_CONTAINMENT: 4.0, Signal.SQL_JOIN: 3.5,
+}
+#: The strength of that pull (not on the bias): a prior worth a handful of labelled pairs per signal.
+PRIOR_L2 = 2.0
 
 #: Log-odds a link between unrelated sources loses at full ``cross_source_strictness``: a policy
 #: (labelled corpora are one database each, so there is nothing to fit it on), not a fitted weight.
