@@ -156,6 +156,27 @@ def relation_match(child: ColInfo, parent: ColInfo | None) -> tuple[float, float
     return pattern, fuzzy, via
 
 
+def designates(child: ColInfo, parent: ColInfo) -> bool:
+    """Whether the child's name designates the parent's relation itself (``customer_id`` ->
+    ``customers``), not merely shares the parent key column's name (``customer_id`` in
+    ``customer_notes``, ``payout_ledger_entry.ledger_entry_id``), and the parent is that relation's
+    key: a word of the child's head (weighed as ``head_ngrams`` does) is the relation's whole name,
+    or without a generic word, or abbreviates it (``cust``) without being one of its words."""
+    if not parent.is_table_key():
+        return False
+    names = parent.rel.names
+    for gram, weight in child.parts.head_ngrams().items():
+        if weight < NAMES.signal_min:
+            continue
+        if names.keys.get(gram, 0.0) >= KEY.names_relation_min:
+            return True
+        if may_abbreviate(child.parts):
+            abbr, key = names.abbreviation(gram)
+            if abbr and names.keys.get(key, 0.0) >= KEY.names_relation_min and gram not in names.key_words.get(key, ()):
+                return True
+    return False
+
+
 def has_name_signal(evidence: Sequence[Evidence]) -> bool:
     """Whether names speak for the pair (strong enough to lift the value-only trap rules)."""
     for e in evidence:

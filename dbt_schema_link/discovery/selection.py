@@ -8,6 +8,7 @@ import functools
 from dbt_schema_link.discovery.domains import UnionFind, canonical_pair
 from dbt_schema_link.discovery.evaluate import Scored
 from dbt_schema_link.discovery.materialise import inferred_link
+from dbt_schema_link.discovery.evidence import designates
 from dbt_schema_link.discovery.policy import SELECTION
 from dbt_schema_link.discovery.records import Link
 from dbt_schema_link.discovery.settings import DiscoverySettings
@@ -20,9 +21,12 @@ def select(scored: dict, settings: DiscoverySettings,
     ok = [s for s in scored.values() if s.block is None and s.trap is None
           and s.confidence >= settings.min_confidence]
     # a partial link (orphans) is the fallback of a child whose values no other parent holds
-    # fully: a same-named sibling column with orphans does not beat the key that contains them all
+    # fully: a same-named sibling column with orphans does not beat the key that contains them all;
+    # and its parent must be the key of the relation the name designates (or the SQL joins): with
+    # orphans, a column that merely shares the name (a bridge or history table's) is no parent
     full = {lineage_uf.find(s.cand.child.key) for s in ok if not _partial(s, settings)}
-    ok = [s for s in ok if not _partial(s, settings) or lineage_uf.find(s.cand.child.key) not in full]
+    ok = [s for s in ok if not _partial(s, settings)
+          or (lineage_uf.find(s.cand.child.key) not in full and _designated(s))]
     # orientation: of a->b and b->a keep the better
     best_of_pair: dict[frozenset, Scored] = {}
     for s in ok:
@@ -92,6 +96,12 @@ def select(scored: dict, settings: DiscoverySettings,
             collapsed = tuple((s.cand.child.ref, s.cand.parent.ref) for s in members if s is not keep)
             links.append(inferred_link(keep, collapsed))
     return links
+
+
+def _designated(s: Scored) -> bool:
+    """The parent is the key of the relation the child's name designates, or the project's SQL
+    joins the pair."""
+    return bool(s.cand.joins) or designates(s.cand.child, s.cand.parent)
 
 
 def _partial(s: Scored, settings: DiscoverySettings) -> bool:

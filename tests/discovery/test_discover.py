@@ -790,3 +790,20 @@ def test_a_pair_the_warehouse_did_not_check_is_capped_as_unverified():
     assert unchecked[0].confidence == CAPS.unverified < checked[0].confidence
     # without a verifier nothing could have been checked: the estimate's confidence stands
     assert all(l.confidence > CAPS.unverified for l in run(w, verify=False).inferred)
+
+
+def test_a_partial_parent_must_be_the_key_of_the_relation_the_name_designates():
+    rng = random.Random(6)
+    orphaned = [rng.choice(ids(15, 51)) if rng.random() < 0.2 else rng.choice(ids(50)) for _ in range(300)]
+    # the entity's key, named by the child: a partial link with its orphans
+    w = Warehouse()
+    w.table("customers", {"customer_id": (INT, ids(50)), "name": (TEXT, [f"c{i}" for i in range(50)])})
+    w.table("payments", {"payment_id": (INT, ids(300, 5000)), "customer_id": (INT, orphaned)})
+    (link,) = run(w).inferred
+    assert link.orphans is not None and link.parent.relation.endswith("customers")
+    # a column that only shares the name, in a table the name does not designate: no parent
+    # once orphans show the values are not all its own
+    w = Warehouse()
+    w.table("customer_notes", {"customer_id": (INT, ids(50)), "note": (TEXT, [f"n{i}" for i in range(50)])})
+    w.table("payments", {"payment_id": (INT, ids(300, 5000)), "customer_id": (INT, orphaned)})
+    assert run(w).inferred == []
