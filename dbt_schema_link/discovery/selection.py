@@ -22,11 +22,14 @@ def select(scored: dict, settings: DiscoverySettings,
           and s.confidence >= settings.min_confidence]
     # a partial link (orphans) is the fallback of a child whose values no other parent holds
     # fully: a same-named sibling column with orphans does not beat the key that contains them all;
-    # and its parent must be the key of the relation the name designates (or the SQL joins): with
-    # orphans, a column that merely shares the name (a bridge or history table's) is no parent
+    # and where the name designates one candidate relation (or the SQL joins it), only that one's
+    # key may be a partial parent: the entity's key beats a bridge or history table's column
     full = {lineage_uf.find(s.cand.child.key) for s in ok if not _partial(s, settings)}
+    partial = [s for s in ok if _partial(s, settings)]
+    designated = {lineage_uf.find(s.cand.child.key) for s in partial if _designated(s)}
     ok = [s for s in ok if not _partial(s, settings)
-          or (lineage_uf.find(s.cand.child.key) not in full and _designated(s))]
+          or (lineage_uf.find(s.cand.child.key) not in full
+              and (_designated(s) or lineage_uf.find(s.cand.child.key) not in designated))]
     # orientation: of a->b and b->a keep the better
     best_of_pair: dict[frozenset, Scored] = {}
     for s in ok:
@@ -99,8 +102,8 @@ def select(scored: dict, settings: DiscoverySettings,
 
 
 def _designated(s: Scored) -> bool:
-    """The parent is the key of the relation the child's name designates, or the project's SQL
-    joins the pair."""
+    """The parent is the key of the relation the child's name designates by its whole name, or
+    the project's SQL joins the pair."""
     return bool(s.cand.joins) or designates(s.cand.child, s.cand.parent)
 
 
