@@ -104,6 +104,9 @@ def evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstim
     joined = bool(cand.joins)
     block: Block | None = None
     pending = False
+    if typed is Block.TYPES_NEED_VALUES and (named or joined) and _partially_agree(exact, settings):
+        # text against numbers that names vouch for: orphans make the check partial, not refuted
+        typed = type_evidence(child, parent, True)
     if typed is Block.TYPES_NEED_VALUES:
         pending = True
         evidence.append(Evidence(Signal.TYPE_MATCH, TYPES.values_agree, f"{child.family.value} and {parent.family.value}: "
@@ -130,6 +133,13 @@ def evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstim
     if checked and measured and (exact is None or not exact.child_distinct):
         conf = min(conf, CAPS.unverified)
     return Scored(cand, tuple(evidence), _capped(conf, evidence), block, trap, est, exact, measured)
+
+
+def _partially_agree(exact: ContainmentResult | None, settings: DiscoverySettings) -> bool:
+    """The exact check found enough of the child's values for a partial link (the bar orphans
+    are allowed under when names vouch): text and number values that agree that far are one key."""
+    return (exact is not None and exact.child_distinct > 0
+            and exact.containment >= min(settings.partial_min_containment, settings.min_exact_containment))
 
 
 def _capped(conf: float, evidence: list[Evidence]) -> float:

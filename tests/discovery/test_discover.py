@@ -811,3 +811,24 @@ def test_a_partial_parent_must_be_the_key_of_the_relation_the_name_designates():
     w.table("payments", {"payment_id": (INT, ids(300, 5000)), "customer_id": (INT, orphaned)})
     (link,) = run(w).inferred
     assert link.orphans is not None and link.parent.relation.endswith("customer_notes")
+
+
+
+def test_text_ids_with_orphans_named_for_an_integer_key_are_a_partial_link():
+    """A loader typed the child as text; a fifth of its values are orphans. Names vouch, the
+    check finds 80%: the values agree as far as a partial link needs, so the type no longer
+    blocks (it did: agreement asked for min_exact_containment whatever the names said)."""
+    w = Warehouse()
+    w.table("stadium", {"stadium_id": (INT, ids(10)), "name": (TEXT, [f"s{i}" for i in range(10)])})
+    w.table("concert", {"concert_id": (INT, ids(40, 100)),
+                        "stadium_id": (TEXT, [str(1 + i % 4) if i % 5 else "77" for i in range(40)])})
+    links = run(w)
+    (link,) = links.inferred
+    assert pairs([link]) == {("concert.stadium_id", "stadium.stadium_id")}
+    assert link.orphans is not None and (link.orphans.values, link.orphans.of_values) == (1, 5)
+    # without a name for it the same values are no link
+    w2 = Warehouse()
+    w2.table("stadium", {"stadium_id": (INT, ids(10)), "name": (TEXT, [f"s{i}" for i in range(10)])})
+    w2.table("concert", {"concert_id": (INT, ids(40, 100)),
+                         "venue_ref": (TEXT, [str(1 + i % 4) if i % 5 else "77" for i in range(40)])})
+    assert not [l for l in run(w2).inferred if l.child.column == "venue_ref"]
