@@ -49,21 +49,16 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from dbt_schema_link.artifacts.manifest import read_project  # noqa: E402
 from dbt_schema_link.discovery import DiscoverySettings, discover  # noqa: E402
+from dbt_schema_link.discovery.policy import PRIOR_L2, PRIOR_WEIGHTS  # noqa: E402
 from dbt_schema_link.discovery.records import Signal  # noqa: E402
 from dbt_schema_link.discovery.scoring import FITTED_SIGNALS, VALUE_SIGNALS  # noqa: E402
 from dbt_schema_link.profiling.records import ContainmentResult  # noqa: E402
 from dbt_schema_link.profiling.stored import stored_profiles  # noqa: E402
 
 CALIBRATION_PY = REPO_ROOT / "dbt_schema_link" / "discovery" / "calibration.py"
-#: L2 penalty of the fit towards the prior weights (not on the bias): the weight of a prior
-#: worth a handful of labelled pairs per signal.
-L2 = 2.0
-#: The prior: the hand-set weights the package shipped before any fit (log-odds per unit strength).
-PRIOR: dict[Signal, float] = {
-    Signal.NAME_EXACT: 2.5, Signal.NAME_PATTERN: 3.0, Signal.NAME_FUZZY: 1.5, Signal.ROLE_NAME: 2.0,
-    Signal.TYPE_MATCH: 0.5, Signal.CARDINALITY: 1.5, Signal.VALUE_CONTAINMENT_ESTIMATE: 3.0,
-    Signal.EXACT_CONTAINMENT: 4.0, Signal.SQL_JOIN: 3.5,
-}
+#: L2 penalty of the fit towards the prior weights, and the prior: declared in the policy.
+L2 = PRIOR_L2
+PRIOR: dict[Signal, float] = PRIOR_WEIGHTS
 BINS = ((0.9, 1.01), (0.7, 0.9), (0.5, 0.7))
 #: The two tables the package ships (see ``scoring.VALUE_SIGNALS``).
 MEASURED, NAMES = "MEASURED", "NAMES_ONLY"

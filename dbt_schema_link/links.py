@@ -262,6 +262,9 @@ class Link:
     collapsed: tuple[Pair, ...] = ()
     written_confidence: float | None = None  # WRITTEN: the confidence the test was written with
     orphans: Orphans | None = None  # measured orphan child values (None: none found or not checked)
+    #: scored by the names-only weight table (neither column was profiled); the breakdown in
+    #: links.md picks its table by this, the rule ``scoring.score`` applies
+    names_only: bool = False
 
     @property
     def kind(self) -> LinkKind:
@@ -303,6 +306,8 @@ class Link:
         }
         if self.orphans is not None:  # only partial links carry it (older files stay as they were)
             out["orphans"] = self.orphans.to_json()
+        if self.names_only:  # only links scored without profiles carry it
+            out["names_only"] = True
         return out
 
     @classmethod
@@ -322,6 +327,7 @@ class Link:
             ),
             written_confidence=None if written is None else float(written),
             orphans=Orphans.from_json(data["orphans"]) if data.get("orphans") else None,
+            names_only=bool(data.get("names_only", False)),
         )
 
 

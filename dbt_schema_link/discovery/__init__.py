@@ -1,8 +1,9 @@
 """Join discovery: which columns of a dbt project's relations join which.
 
 One entry point, :func:`discover`; its result is a :class:`LinkSet` (JSON via ``to_json`` /
-``from_json``, Markdown via :func:`render_markdown`). All thresholds live in
-:class:`DiscoverySettings`. I/O is injected: exact containment checks go through a ``verify``
+``from_json``, Markdown via :func:`render_markdown`). What a user tunes lives in
+:class:`DiscoverySettings`; the hand-set strengths and rule cut-offs the fitted weights multiply are
+declared in :mod:`.policy`. I/O is injected: exact containment checks go through a ``verify``
 callable that the caller wires to the warehouse.
 """
 

@@ -23,6 +23,7 @@ from enum import Flag, auto
 
 from dbt_schema_link.discovery.features import ColInfo, Features, RelInfo
 from dbt_schema_link.discovery.names import NameParts, affixes, initialisms, may_abbreviate
+from dbt_schema_link.discovery.policy import KEY, NAMES, PRIORS
 from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.sqlfacts import SqlJoin
 from dbt_schema_link.discovery.types import TypeFamily
@@ -62,7 +63,7 @@ def can_be_parent(c: ColInfo) -> bool:
     if c.declared_pk:
         return True
     if c.unique is None:
-        return c.pk_score >= 0.5
+        return c.pk_score >= KEY.table_key_min
     return c.unique
 
 
@@ -93,14 +94,14 @@ def build_name_index(features: Features) -> NameIndex:
             index.by_relation_key.setdefault(key, []).append(rel)
         seen_affixes: set[str] = set()
         for key, weight in rel.names.keys.items():
-            if weight >= 0.9:
+            if weight >= KEY.names_relation_min:
                 seen_affixes.update(affixes(key))
         for affix in seen_affixes:
             index.by_affix.setdefault(affix, []).append(rel)
         seen_short: set[str] = set()
         ends: set[tuple[str, str]] = set()
         for key, weight in rel.names.keys.items():
-            if weight >= 0.9:
+            if weight >= KEY.names_relation_min:
                 seen_short.update(initialisms(rel.names.key_words.get(key, (key,))))
                 ends.add((key[0], key[-1]))
         for short in seen_short:
@@ -113,7 +114,7 @@ def build_name_index(features: Features) -> NameIndex:
         if rel.names.people > 0:
             index.people.append(rel)
     for norm in [n for n, cols in index.by_norm.items()
-                 if len(cols) > AFFIX_CAP and cols[0].parts.keyness < 0.6]:
+                 if len(cols) > AFFIX_CAP and cols[0].parts.keyness < NAMES.key_name_min]:
         del index.by_norm[norm]  # "name", "created_at": unique in many relations, keys of none
     for table in (index.by_norm, index.by_key_head):
         for key, cols in table.items():
@@ -145,8 +146,8 @@ def name_candidates(child: ColInfo, index: NameIndex, limit: int,
     found = _name_priors(parts, index)
     if parts.role is not None:
         for rel in index.people[:LOOKUP_CAP]:
-            _add(found, rel.key_columns, 0.6 * rel.names.people)
-        _add(found, child.rel.key_columns, 0.6)
+            _add(found, rel.key_columns, PRIORS.role * rel.names.people)
+        _add(found, child.rel.key_columns, PRIORS.role)
     found.pop(id(child), None)
     return _ranked(found)[:limit]
 
@@ -173,7 +174,7 @@ def _name_priors(parts: NameParts, index: NameIndex) -> dict[int, tuple[float, C
         _add(found, cols, prior)
 
     if not parts.generic:
-        add(index.by_norm.get(parts.norm, ()), 1.0)
+        add(index.by_norm.get(parts.norm, ()), PRIORS.exact)
     for gram, gw in parts.head_ngrams().items():
         hits = index.by_relation_key.get(gram, ())
         common = specificity(len(hits))
@@ -181,28 +182,28 @@ def _name_priors(parts: NameParts, index: NameIndex) -> dict[int, tuple[float, C
             kw = rel.names.keys[gram]
             # a relation named for the word counts whatever; a word ending hundreds of relation
             # names ("account" in west_accounts, global_accounts, ...) says ever less
-            prior = gw * kw * (1.0 if kw >= 0.9 else common)
+            prior = gw * kw * (PRIORS.specific_word if kw >= KEY.names_relation_min else common)
             if prior > 0:
                 add(rel.key_columns, prior)
-        add(index.by_key_head.get(gram, ()), gw * 0.9)
+        add(index.by_key_head.get(gram, ()), gw * PRIORS.key_head)
         if not hits and len(gram) >= 3:
             # fuzzy fallback; an affix shared by many relations ("cust") says nothing
             rels = index.by_affix.get(gram, ())
             if len(rels) <= AFFIX_CAP:
                 for rel in rels:
-                    add(rel.key_columns, gw * 0.5)
+                    add(rel.key_columns, gw * PRIORS.affix)
         if not hits and len(gram) >= 2 and may_abbreviate(parts):
             # abbreviations: initialisms (hdemo, cr) and shortened words (qty, mgr)
             rels = index.by_initialism.get(gram, ())
             if len(rels) <= AFFIX_CAP:
                 for rel in rels:
-                    add(rel.key_columns, gw * 0.5)
+                    add(rel.key_columns, gw * PRIORS.initialism)
             if len(gram) >= 3:
                 ends = index.by_ends.get((gram[0], gram[-1]), ())
                 if len(ends) <= ENDS_CAP:
                     for rel in ends:
                         if rel.names.abbreviation(gram)[0]:
-                            add(rel.key_columns, gw * 0.4)
+                            add(rel.key_columns, gw * PRIORS.abbreviation)
     return found
 
 
@@ -245,7 +246,7 @@ def _may_link_by_values(child: ColInfo) -> bool:
     flag, measure or its own relation's key, in a family where values alone may speak."""
     return (child.signature is not None and child.has_values and not child.flag and can_be_child(child)
             and child.family in VALUE_ONLY_FAMILIES and not child.parts.measure
-            and not (child.pk_score >= 0.85 and child.unique))
+            and not (child.pk_score >= KEY.own_key_named and child.unique))
 
 
 #: At most this many value-only parents per child, as a multiple of ``max_candidates_per_child``
@@ -274,7 +275,7 @@ def tightest_containers(child: ColInfo, lsh: ContainmentIndex, parents: list[Col
                         widths: list[float] | None = None) -> list[ColInfo]:
     """The LSH hits for ``child``: all of them when there are at most ``cap``, else the ``cap``
     smallest parents wide enough to hold the child's values (the tightest containers, the ones
-    ``pipeline._value_fits`` prefers). Partitions are read smallest first and reading stops once
+    ``evaluate.value_fits`` prefers). Partitions are read smallest first and reading stops once
     ``cap`` such parents are in hand: a dense id range is contained in every larger dense key, so
     reading them all would make value lookups grow with the square of the warehouse."""
     hits: list[tuple[bool, float, int]] = []

@@ -16,6 +16,7 @@ import numpy as np
 
 from dbt_schema_link.discovery.features import ColInfo, unrelated_sources
 from dbt_schema_link.discovery.names import MEASURE_WORDS, Role, affix_similarity, fuzzy_similarity, may_abbreviate
+from dbt_schema_link.discovery.policy import CARDINALITY, KEY, NAMES, TRAPS, TYPES, VALUES
 from dbt_schema_link.discovery.records import Evidence, Signal, Trap
 from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.sqlfacts import SqlJoin
@@ -71,10 +72,10 @@ def name_evidence(child: ColInfo, parent: ColInfo, matches: RelationMatches | No
     prel = parent.rel
     same = child.rel is prel
     if cp.norm == pp.norm and not cp.generic and not same:
-        if cp.keyness >= 0.6:
-            strength = 1.0 if parent_key else 0.7
+        if cp.keyness >= NAMES.key_name_min:
+            strength = NAMES.exact_to_key if parent_key else NAMES.exact_to_unique
         else:
-            strength = 0.5 if parent.unique else 0.3
+            strength = NAMES.exact_plain_unique if parent.unique else NAMES.exact_plain
         out.append(Evidence(Signal.NAME_EXACT, strength, f"same column name {child.ref.column!r}"))
     # within one relation names count only for a hierarchy role (parent_category_id in categories)
     if parent_key and (not same or cp.role is Role.HIERARCHY):
@@ -87,7 +88,7 @@ def name_evidence(child: ColInfo, parent: ColInfo, matches: RelationMatches | No
             out.append(Evidence(
                 Signal.NAME_PATTERN, pattern, f"{child.ref.column!r} names {via}, whose key is {parent.ref.column!r}",
             ))
-        elif fuzzy >= 0.4 and not any(e.signal is Signal.NAME_EXACT for e in out):
+        elif fuzzy >= NAMES.fuzzy_min and not any(e.signal is Signal.NAME_EXACT for e in out):
             out.append(Evidence(
                 Signal.NAME_FUZZY, fuzzy, f"{child.ref.column!r} resembles {via}, whose key is {parent.ref.column!r}",
             ))
@@ -97,7 +98,7 @@ def name_evidence(child: ColInfo, parent: ColInfo, matches: RelationMatches | No
             strength = people
             where = "a table of people"
         else:
-            strength = 1.0 if same else 0.8 * people
+            strength = NAMES.role_own_table if same else NAMES.role_people_factor * people
             where = "its own table" if same else "a table of people"
         if strength > 0:
             out.append(Evidence(
@@ -120,10 +121,10 @@ def relation_match(child: ColInfo, parent: ColInfo | None) -> tuple[float, float
     key_head = ""
     if parent is not None and not parent.parts.generic:
         key_head = parent.parts.head_key
-        targets[key_head] = max(targets.get(key_head, 0.0), 0.9)
+        targets[key_head] = max(targets.get(key_head, 0.0), NAMES.key_head_pattern)
     fuzzy_targets = dict(rel.names.keys)
     if key_head:  # a key column's head is weaker fuzzy evidence than the relation's name
-        fuzzy_targets[key_head] = max(fuzzy_targets.get(key_head, 0.0), 0.7)
+        fuzzy_targets[key_head] = max(fuzzy_targets.get(key_head, 0.0), NAMES.key_head_fuzzy)
     pattern, fuzzy, via = 0.0, 0.0, ""
     for gram, gw in cp.head_ngrams().items():
         tw = targets.get(gram, 0.0)
@@ -131,7 +132,7 @@ def relation_match(child: ColInfo, parent: ColInfo | None) -> tuple[float, float
             pattern = gw * tw
             via = f"key name {parent.ref.column!r}" if gram == key_head and gram not in rel.names.keys else \
                 f"relation {rel.relation.short_name!r}"
-        elif not tw and gw * 0.9 > pattern and may_abbreviate(cp) and gram not in MEASURE_WORDS:
+        elif not tw and gw * NAMES.abbreviation > pattern and may_abbreviate(cp) and gram not in MEASURE_WORDS:
             # a key-like name or a one-word name may abbreviate (cust_id, con ~ continents);
             # a word among others may not (discount_pct is no product)
             abbr, key = rel.names.abbreviation(gram)  # cust ~ customer, hdemo ~ household_demographics
@@ -144,23 +145,44 @@ def relation_match(child: ColInfo, parent: ColInfo | None) -> tuple[float, float
             sim = affix_similarity(gram, key)
             if not sim:
                 ratio = fuzzy_similarity(gram, key)
-                sim = ratio if ratio >= 0.85 else 0.0
+                sim = ratio if ratio >= NAMES.fuzzy_ratio_min else 0.0
             if sim * gw * kw > fuzzy:
                 fuzzy = sim * gw * kw
                 if not pattern:
                     via = f"relation {rel.relation.short_name!r} ({gram} ~ {key})"
-    if cp.keyness < 0.6:  # "continent" rather than "continent_id"
-        pattern *= 0.8
-        fuzzy *= 0.8
+    if cp.keyness < NAMES.key_name_min:  # "continent" rather than "continent_id"
+        pattern *= NAMES.plain_name_factor
+        fuzzy *= NAMES.plain_name_factor
     return pattern, fuzzy, via
+
+
+def designates(child: ColInfo, parent: ColInfo) -> bool:
+    """Whether the child's name designates the parent's relation itself (``customer_id`` ->
+    ``customers``), not merely shares the parent key column's name (``customer_id`` in
+    ``customer_notes``, ``payout_ledger_entry.ledger_entry_id``), and the parent is that relation's
+    key: a word of the child's head (weighed as ``head_ngrams`` does) is the relation's whole name,
+    or without a generic word, or abbreviates it (``cust``) without being one of its words."""
+    if not parent.is_table_key():
+        return False
+    names = parent.rel.names
+    for gram, weight in child.parts.head_ngrams().items():
+        if weight < NAMES.signal_min:
+            continue
+        if names.keys.get(gram, 0.0) >= KEY.names_relation_min:
+            return True
+        if may_abbreviate(child.parts):
+            abbr, key = names.abbreviation(gram)
+            if abbr and names.keys.get(key, 0.0) >= KEY.names_relation_min and gram not in names.key_words.get(key, ()):
+                return True
+    return False
 
 
 def has_name_signal(evidence: Sequence[Evidence]) -> bool:
     """Whether names speak for the pair (strong enough to lift the value-only trap rules)."""
     for e in evidence:
-        if e.signal in (Signal.NAME_EXACT, Signal.NAME_PATTERN, Signal.ROLE_NAME) and e.strength >= 0.5:
+        if e.signal in (Signal.NAME_EXACT, Signal.NAME_PATTERN, Signal.ROLE_NAME) and e.strength >= NAMES.signal_min:
             return True
-        if e.signal is Signal.NAME_FUZZY and e.strength >= 0.6:
+        if e.signal is Signal.NAME_FUZZY and e.strength >= NAMES.fuzzy_signal_min:
             return True
     return False
 
@@ -169,16 +191,21 @@ def has_name_signal(evidence: Sequence[Evidence]) -> bool:
 
 def type_evidence(child: ColInfo, parent: ColInfo, values_agree: bool) -> Evidence | Block:
     compat = compatibility(child.family, parent.family)
+    if child.all_null and compat in (Compat.NO, Compat.NEEDS_VALUES) and TypeFamily.OTHER not in (
+            child.family, parent.family):
+        return Evidence(Signal.TYPE_MATCH, TYPES.no_values,
+                        f"{child.family.value} and {parent.family.value}, but the child holds only NULLs: "
+                        "its type is the loader's guess, the pair is judged on its name")
     if compat is Compat.NO:
         return Block.TYPES
     if compat is Compat.SAME:
-        return Evidence(Signal.TYPE_MATCH, 1.0, f"both {child.family.value}")
+        return Evidence(Signal.TYPE_MATCH, TYPES.same, f"both {child.family.value}")
     if compat is Compat.COMPATIBLE:
-        return Evidence(Signal.TYPE_MATCH, 0.5, f"{child.family.value} and {parent.family.value}")
+        return Evidence(Signal.TYPE_MATCH, TYPES.compatible, f"{child.family.value} and {parent.family.value}")
     if not values_agree:
         return Block.TYPES_NEED_VALUES
     return Evidence(
-        Signal.TYPE_MATCH, 0.0,
+        Signal.TYPE_MATCH, TYPES.values_agree,
         f"{child.family.value} and {parent.family.value}, allowed because the values agree",
     )
 
@@ -191,10 +218,10 @@ def cardinality_evidence(child: ColInfo, parent: ColInfo, settings: DiscoverySet
     if parent.unique is False and not parent.declared_pk:
         return Block.PARENT_NOT_UNIQUE
     if parent.unique is None:
-        if parent.pk_score < 0.5 and not parent.declared_pk:
+        if parent.pk_score < CARDINALITY.unprofiled_key_min and not parent.declared_pk:
             return Block.PARENT_NOT_KEY  # not profiled, and its name does not say "key" either
         return Evidence(
-            Signal.CARDINALITY, 0.5 * parent.pk_score,
+            Signal.CARDINALITY, CARDINALITY.unprofiled_per_key * parent.pk_score,
             f"{parent.ref.column!r} looks like the key of {parent.rel.relation.short_name!r} by name (not profiled)",
         )
     parent_distinct = parent.distinct / parent.rel.sample_fraction
@@ -204,13 +231,14 @@ def cardinality_evidence(child: ColInfo, parent: ColInfo, settings: DiscoverySet
             room = parent_distinct / max(settings.partial_min_containment, 1e-9)
             if not vouched or child.distinct > room * (1.0 + slack) + 1:
                 return Block.CHILD_WIDER
-            return Evidence(Signal.CARDINALITY, 0.0,
+            return Evidence(Signal.CARDINALITY, CARDINALITY.orphans,
                             f"child {child.distinct} distinct > parent {parent.distinct}: orphans if the names are right")
         detail = (f"parent unique ({parent.distinct} distinct), child {child.distinct} distinct "
                   f"<= parent")
     else:
-        detail = f"parent unique ({parent.distinct} distinct); child not profiled"
-    return Evidence(Signal.CARDINALITY, 0.4 + 0.6 * parent.pk_score, detail)
+        what = "holds only NULLs" if child.all_null else "not profiled"
+        detail = f"parent unique ({parent.distinct} distinct); child {what}"
+    return Evidence(Signal.CARDINALITY, CARDINALITY.base + CARDINALITY.per_key * parent.pk_score, detail)
 
 
 # -- values --------------------------------------------------------------------------------
@@ -306,7 +334,7 @@ def values_agree(est: ContainmentEstimate | None, exact: ContainmentResult | Non
                  settings: DiscoverySettings) -> bool:
     if exact is not None and exact.child_distinct:
         return exact.containment >= settings.min_exact_containment
-    return (est is not None and est.reliability >= 0.5
+    return (est is not None and est.reliability >= VALUES.estimate_reliability_min
             and est.containment >= settings.min_estimated_containment)
 
 
@@ -356,7 +384,7 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
     numbers fit every dense id range."""
     named = has_name_signal(evidence)
     joined = any(e.signal is Signal.SQL_JOIN for e in evidence)
-    if parent.flag or (child.flag and not (named and parent.pk_score >= 0.8)):
+    if parent.flag or (child.flag and not (named and parent.pk_score >= TRAPS.flag_parent_key)):
         return Trap.FLAG_PAIR, "flag/boolean columns overlap with any other flag"
     if parent.free_text or child.free_text:
         which = parent if parent.free_text else child
@@ -388,7 +416,7 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
     # value-only: chance must not explain the overlap
     if child.family not in _NAMELESS_FAMILIES or parent.family not in _NAMELESS_FAMILIES:
         return Trap.VALUE_TYPE, f"value-only links on {child.family.value} columns need name evidence"
-    if child.pk_score >= 0.85 and child.unique:  # named as its own relation's key (id, <table>_id)
+    if child.pk_score >= KEY.own_key_named and child.unique:  # named as its own relation's key (id, <table>_id)
         return Trap.KEY_TO_KEY, f"{child.label} is its own relation's key; keys numbered alike overlap"
     if child.parts.measure:
         return Trap.MEASURE, f"{child.label} is a quantity whose values fall inside a key range"
@@ -408,7 +436,7 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
                 f"{p.min_value:g}..{p.max_value:g} (keys drawn from it would spread wider; chance ~1e-{spread:.1f}) "
                 "and no name says they join"
             )
-        if fit is not None and fit.containers > 1 and not (big and fit.tightest and fit.margin >= 2.0):
+        if fit is not None and fit.containers > 1 and not (big and fit.tightest and fit.margin >= TRAPS.tightest_margin):
             return Trap.AMBIGUOUS, (
                 f"the values of {child.label} fit the keys of {fit.containers} relations and no name "
                 f"says which one it references"

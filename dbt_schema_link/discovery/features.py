@@ -14,6 +14,7 @@ from dbt_schema_link.discovery.names import (
     NameParts, RelationNames, Vocabulary, analyse_column, analyse_relation, is_glued, strip_table_prefix,
     table_column_prefix,
 )
+from dbt_schema_link.discovery.policy import KEY, NAMES
 from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.types import TypeFamily, column_family
 from dbt_schema_link.profiling.records import FLAG_WORDS as FLAG_VALUES  # noqa: F401 - re-exported
@@ -65,6 +66,7 @@ class ColInfo:
     aggregate: bool = False  # its model's SQL computes it with count/sum/avg (set from SqlFacts)
     key: tuple[str, str] = field(init=False)  # ref.key(): the column's case-insensitive identity
     has_values: bool = field(init=False)
+    all_null: bool = field(init=False)  # profiled and holds no value: its type is the loader's guess
     distinct: int = field(init=False)  # the profile's distinct count (0 without values)
 
     @property
@@ -82,6 +84,7 @@ class ColInfo:
         # (which a ColInfo never changes)
         self.key = self.ref.key()
         self.has_values = self.profile is not None and self.profile.non_null > 0
+        self.all_null = self.profile is not None and self.profile.non_null == 0
         self.distinct = self.profile.distinct if self.profile else 0
 
     @property
@@ -179,18 +182,18 @@ def _classify_columns(info: RelInfo, settings: DiscoverySettings) -> None:
             ci.free_text = (
                 ci.family in (TypeFamily.TEXT, TypeFamily.UNKNOWN)
                 and (prof.max_len or 0) > settings.free_text_min_len
-                and ci.parts.keyness < 0.5
+                and ci.parts.keyness < NAMES.free_text_keyness_max
             )
         else:
             ci.numeric_values = ci.family in (TypeFamily.INTEGER, TypeFamily.DECIMAL)
         ci.declared_pk = single_declared and ci.ref.column.lower() in declared
         ci.pk_score = _pk_score(ci)
     best = max((c.pk_score for c in info.columns), default=0.0)
-    if best >= 0.5:
+    if best >= KEY.table_key_min:
         # a key found from values alone does not hide a column whose name says "key"
-        data_key_only = best < DATA_KEY_FIRST + 0.05
-        info.key_columns = [c for c in info.columns if c.pk_score >= 0.5 and (
-            c.pk_score >= best - 0.05 or (data_key_only and c.parts.keyness >= 0.6 and c.unique))]
+        data_key_only = best < KEY.data_first + KEY.tie
+        info.key_columns = [c for c in info.columns if c.pk_score >= KEY.table_key_min and (
+            c.pk_score >= best - KEY.tie or (data_key_only and c.parts.keyness >= NAMES.key_name_min and c.unique))]
         for c in info.key_columns:
             c.table_key = True
 
@@ -198,12 +201,6 @@ def _classify_columns(info: RelInfo, settings: DiscoverySettings) -> None:
 #: Families a key may come in (decimals, booleans and blobs are not keys).
 KEY_FAMILIES = frozenset({TypeFamily.INTEGER, TypeFamily.TEXT, TypeFamily.UUID, TypeFamily.TEMPORAL,
                           TypeFamily.UNKNOWN})
-#: Key score of a unique, non-null column whose name says nothing: first column / elsewhere
-#: (below 0.5 a column is no table key, so only a first column becomes one by values alone).
-DATA_KEY_FIRST = 0.75
-DATA_KEY_OTHER = 0.45
-#: ``RelationNames.abbreviation`` score from which a key name's head names its own relation.
-ABBREVIATION_MIN = 0.75
 
 
 def _pk_score(ci: ColInfo) -> float:
@@ -211,37 +208,37 @@ def _pk_score(ci: ColInfo) -> float:
     ``<table>_id``, abbreviations like ``ContId`` in ``continents``) and position; 0 when the values
     show it is not unique or it is a flag/free text."""
     if ci.declared_pk:
-        return 1.0
+        return KEY.declared
     if ci.unique is False or ci.flag or ci.free_text or ci.family in (TypeFamily.BOOLEAN, TypeFamily.OTHER):
         return 0.0
     parts = ci.parts
     names = ci.rel.names
     first = ci.position == 0
-    if parts.keyness >= 0.6:
+    if parts.keyness >= NAMES.key_name_min:
         if parts.generic:
-            score = 0.95 if first else 0.85
-        elif parts.head_key in names.keys and names.keys[parts.head_key] >= 0.9:
-            score = 0.95
+            score = KEY.generic_first if first else KEY.generic_other
+        elif parts.head_key in names.keys and names.keys[parts.head_key] >= KEY.names_relation_min:
+            score = KEY.names_relation
         elif (names.abbreviates(parts.head_key) or parts.head_key in names.keys
-              or names.abbreviation(parts.head_key)[0] >= ABBREVIATION_MIN
+              or names.abbreviation(parts.head_key)[0] >= KEY.abbreviation_min
               or (len(parts.head_key) == 1 and names.main.startswith(parts.head_key))):  # r_id in race
-            score = 0.85
+            score = KEY.abbreviates_relation
         elif parts.role is not None:
-            score = 0.1  # created_by, manager_id: references to other rows
+            score = KEY.role  # created_by, manager_id: references to other rows
         elif first:
-            score = 0.8
+            score = KEY.key_named_first
         else:
-            score = 0.5
+            score = KEY.key_named_other
     elif ci.unique and ci.family in KEY_FAMILIES and parts.role is None and not parts.measure:
         # keys from values: unique and non-null in a family keys come in (ssn, uid, name,
         # calendar_date); the first column is the usual place of a table's key
-        score = DATA_KEY_FIRST if first else DATA_KEY_OTHER
+        score = KEY.data_first if first else KEY.data_other
     elif first and parts.role is None and not parts.measure:
-        score = 0.4
+        score = KEY.unnamed_first
     else:
-        score = 0.1
+        score = KEY.other
     if ci.unique is None:  # no values: the name is all we have
-        score *= 0.9
+        score *= KEY.unprofiled_factor
     return score
 
 

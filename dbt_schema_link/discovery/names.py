@@ -17,6 +17,8 @@ from enum import Enum
 
 from rapidfuzz import fuzz
 
+from dbt_schema_link.discovery.policy import NAMES, READING
+
 _WORDS = re.compile(r"[A-Z]{2,}s(?![a-z])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 #: Final tokens that make a column name key-like, with how key-like (1 = surely a key).
@@ -162,7 +164,7 @@ class NameParts:
         n = len(head)
         if n == 0:
             return out
-        out[concat(head)] = 1.0
+        out[concat(head)] = READING.head_whole
         noun_end = n - 1 if n > 1 and head[-1] in PREPOSITIONS else n
         for size in range(min(n - 1, 4), 0, -1):
             for start in range(0, n - size + 1):
@@ -175,7 +177,7 @@ class NameParts:
                 # the head noun ends the name (eye_colour), or starts it after a leading key
                 # marker (id_color_eye, as head-first languages write it)
                 noun = start + size in (n, noun_end) or (self.leading_key and start == 0)
-                weight = 0.85 if noun else 0.45
+                weight = READING.head_noun if noun else READING.head_other
                 if out.get(key, 0.0) < weight:
                     out[key] = weight
         return out
@@ -217,7 +219,7 @@ def analyse_column(name: str, known: Vocabulary | None = None, glued: bool = Fal
         head = head[:-1]
     leading_key = False
     if head and head[0] in KEY_PREFIXES and len(head) > 1:
-        keyness = 1.0
+        keyness = READING.key_prefix
         head = head[1:]
         leading_key = key_suffix is None  # id_cliente, fk_customer: the entity word comes first
     elif key_suffix is not None and len(head) == 1 and head[0] in KEY_PREFIXES:
@@ -225,9 +227,9 @@ def analyse_column(name: str, known: Vocabulary | None = None, glued: bool = Fal
     generic = not head
     role = _role_of(tuple(head), key_suffix is not None)
     if role is not None:
-        keyness = max(keyness, 0.8)
+        keyness = max(keyness, READING.role_keyness)
     elif len(head) > 1 and head[-1] in PREPOSITIONS:
-        keyness = max(keyness, 0.6)  # "ship_via", "paid_with": a reference to something
+        keyness = max(keyness, READING.preposition_keyness)  # "ship_via", "paid_with": a reference to something
     measure = keyness == 0.0 and any(t in MEASURE_WORDS for t in toks)
     counts = keyness == 0.0 and bool(toks) and (toks[0] in AGGREGATE_WORDS or toks[-1] in AGGREGATE_WORDS)
     flag_name = bool(toks) and (toks[0] in _FLAG_FIRST or toks[-1] in _FLAG_LAST)
@@ -304,16 +306,17 @@ def analyse_relation(names: list[str], prefixes: tuple[str, ...]) -> RelationNam
             toks = list(tokens(stripped))
             if not toks:
                 continue
-            _add_keys(keys, toks, 1.0, key_words)
+            _add_keys(keys, toks, READING.relation_whole, key_words)
             if not main:
                 main = concat(toks)
             if len(toks) > 1 and toks[-1] in GENERIC_TABLE_WORDS:
-                _add_keys(keys, toks[:-1], 0.9, key_words)
+                _add_keys(keys, toks[:-1], READING.relation_generic_dropped, key_words)
             if len(toks) > 1 and toks[0] in GENERIC_TABLE_WORDS:
-                _add_keys(keys, toks[1:], 0.9, key_words)
+                _add_keys(keys, toks[1:], READING.relation_generic_dropped, key_words)
     people = 0.0
     for key, weight in keys.items():
-        people = max(people, PEOPLE_WORDS.get(key, 0.0) * (1.0 if weight >= 0.9 else 0.8))
+        people = max(people, PEOPLE_WORDS.get(key, 0.0) * (
+            1.0 if weight >= READING.relation_generic_dropped else READING.people_secondary_factor))
     return RelationNames(main=main, keys=keys, people=people, key_words=key_words)
 
 
@@ -325,7 +328,7 @@ def _add_keys(keys: dict[str, float], toks: list[str], weight: float,
     for start in range(1, len(toks)):  # trailing n-grams: the head noun ("tv_channel" -> "channel")
         key = concat(toks[start:])
         if len(key) >= 3:
-            keys[key] = max(keys.get(key, 0.0), 0.75 * weight)
+            keys[key] = max(keys.get(key, 0.0), READING.relation_tail_factor * weight)
             key_words.setdefault(key, tuple(toks[start:]))
 
 
@@ -354,7 +357,7 @@ def affix_similarity(a: str, b: str) -> float:
     if len(short) < 3 or short == long_:
         return 0.0
     if long_.startswith(short) or long_.endswith(short):
-        return 0.55 + 0.4 * len(short) / len(long_)
+        return READING.affix_base + READING.affix_per_share * len(short) / len(long_)
     return 0.0
 
 
@@ -439,12 +442,12 @@ def abbreviation_score(short: str, words_: tuple[str, ...]) -> float:
     if len(short) < 2 or not whole or short == whole or short[0] != whole[0]:
         return 0.0
     if len(short) >= 3 and whole.startswith(short):
-        return 0.9
+        return READING.truncation
     if len(words_) > 1 and _pieces(short, words_):
-        return 0.85
+        return READING.initial_pieces
     if len(short) >= 3 and is_subsequence(short, whole) and (
             short[-1] == whole[-1] or len(short) >= SUBSEQUENCE_MIN_SHARE * len(whole)):
-        return 0.75  # qty ~ quantity, btl ~ battle
+        return READING.subsequence  # qty ~ quantity, btl ~ battle
     return 0.0
 
 
@@ -457,7 +460,7 @@ def may_abbreviate(parts: NameParts) -> bool:
     """Whether a column's head may be read as an abbreviation of a relation name: a key-like
     name (``cust_id``) or a one-word name (``con``); a word among others (``discount_pct``)
     abbreviates nothing. Measure words (``qty``, ``pct``) never do."""
-    return (parts.keyness >= 0.6 or len(parts.head) == 1) and not parts.measure
+    return (parts.keyness >= NAMES.key_name_min or len(parts.head) == 1) and not parts.measure
 
 
 def _pieces(short: str, words_: tuple[str, ...]) -> bool:

@@ -36,30 +36,44 @@ class Trap(str, Enum):
     VALUE_TYPE = "value_type"  # nameless value link on dates/decimals/booleans
     CROSS_SOURCE = "cross_source"  # two unrelated sources, and chance or names alone explain it
     CONTRADICTED = "contradicted"  # names say the pair joins, the exact check finds (almost) no value
+    #: names or a SQL join say the pair joins; only its containment (verified, or estimated when
+    #: unchecked, or text/number values that do not agree) is short of what a link needs
+    CONTAINMENT_FAILED = "containment_failed"
 
 
 @dataclass(frozen=True)
 class Rejection:
-    """A candidate pair rejected by a trap rule, with the confidence it would have had."""
+    """A candidate pair rejected by a trap rule, with the confidence it would have had.
+
+    For the containment reasons (``CONTRADICTED``, ``CONTAINMENT_FAILED``) ``would_be_confidence``
+    is what the names (and SQL) alone score, and ``containment`` the share of child values found
+    in the parent, ``verified`` saying whether the exact check measured it (else the MinHash
+    estimate did); both are ``None`` for the other traps."""
 
     child: ColumnRef
     parent: ColumnRef
     trap: Trap
     detail: str
     would_be_confidence: float
+    containment: float | None = None
+    verified: bool | None = None
 
     def sort_key(self) -> tuple:
         return (self.trap.value, self.child.relation, self.child.column.lower(),
                 self.parent.relation, self.parent.column.lower())
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "child": ref_json(self.child),
             "parent": ref_json(self.parent),
             "trap": self.trap.value,
             "detail": self.detail,
             "would_be_confidence": round4(self.would_be_confidence),
         }
+        if self.containment is not None:  # only the containment reasons carry them
+            out["containment"] = round4(self.containment)
+            out["verified"] = bool(self.verified)
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Rejection:
@@ -69,6 +83,8 @@ class Rejection:
             trap=Trap(data["trap"]),
             detail=str(data.get("detail", "")),
             would_be_confidence=float(data.get("would_be_confidence", 0.0)),
+            containment=None if data.get("containment") is None else float(data["containment"]),
+            verified=None if data.get("verified") is None else bool(data["verified"]),
         )
 
 

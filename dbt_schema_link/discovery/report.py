@@ -12,6 +12,14 @@ from dbt_schema_link.discovery.records import Link, LinkSet, Trap
 from dbt_schema_link.discovery.scoring import breakdown
 
 
+#: Rejections that are not traps: pairs names or SQL join, kept out by their values only.
+_SHORTFALL_SECTIONS = (
+    (Trap.CONTRADICTED, "Named, contradicted by data"),
+    (Trap.CONTAINMENT_FAILED, "Named or joined, values fall short"),
+)
+_SHORTFALL_TRAPS = frozenset(trap for trap, _ in _SHORTFALL_SECTIONS)
+
+
 def render_markdown(links: LinkSet, project: Project | None = None, title: str | None = None) -> str:
     """``links.md``. With ``project``, relations are shown by their dbt names (``stg_orders``)
     instead of unique ids."""
@@ -46,7 +54,7 @@ def render_markdown(links: LinkSet, project: Project | None = None, title: str |
         out += ["### Why", ""]
         for link in inferred:
             out.append(f"- `{_ref(link.child)}` -> `{_ref(link.parent)}` ({confidence_text(link.confidence)}): "
-                       f"{_cell(breakdown(link.evidence))}")
+                       f"{_cell(breakdown(link.evidence, measured=not link.names_only))}")
             for e in link.evidence:
                 out.append(f"  - {e.signal.value} ({e.strength:+.2f}): {_cell(e.detail)}")
             if link.orphans is not None:
@@ -91,16 +99,18 @@ def render_markdown(links: LinkSet, project: Project | None = None, title: str |
     else:
         out += ["None.", ""]
 
-    contradicted = [r for r in links.rejected if r.trap is Trap.CONTRADICTED]
-    if contradicted:  # the schema says these join; never a link, never a written test
-        out += ["## Named, contradicted by data", ""]
-        out.append("| child | parent | names alone would score | what the data says |")
-        out.append("|---|---|---:|---|")
-        for r in contradicted:
-            out.append(f"| `{_ref(r.child)}` | `{_ref(r.parent)}` | {confidence_text(r.would_be_confidence)} | "
-                       f"{_cell(r.detail)} |")
-        out.append("")
-    traps = [r for r in links.rejected if r.trap is not Trap.CONTRADICTED]
+    # the schema says these join; never a link, never a written test
+    for trap, title in _SHORTFALL_SECTIONS:
+        shown = [r for r in links.rejected if r.trap is trap]
+        if shown:
+            out += [f"## {title}", ""]
+            out.append("| child | parent | names alone would score | what the data says |")
+            out.append("|---|---|---:|---|")
+            for r in shown:
+                out.append(f"| `{_ref(r.child)}` | `{_ref(r.parent)}` | {confidence_text(r.would_be_confidence)} | "
+                           f"{_cell(r.detail)} |")
+            out.append("")
+    traps = [r for r in links.rejected if r.trap not in _SHORTFALL_TRAPS]
     out += ["## Rejected (traps)", ""]
     if traps:
         out.append("| child | parent | trap | would have scored | why |")

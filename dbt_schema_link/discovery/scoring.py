@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
+from dbt_schema_link.discovery.policy import CROSS_SOURCE_WEIGHT
 from dbt_schema_link.discovery.records import NAME_SIGNALS, Evidence, Signal
 
 from dbt_schema_link.discovery import calibration
@@ -25,9 +26,6 @@ FITTED_SIGNALS: tuple[Signal, ...] = (
 #: Signals of measured values (an exact check supersedes the estimate).
 VALUE_SIGNALS = frozenset({Signal.VALUE_CONTAINMENT_ESTIMATE, Signal.EXACT_CONTAINMENT})
 
-#: Log-odds a link between unrelated sources loses at full ``cross_source_strictness``: a policy
-#: (labelled corpora are one database each, so there is nothing to fit it on), not a fitted weight.
-CROSS_SOURCE_WEIGHT = 0.5
 
 
 def table_for(measured: bool) -> Table:
@@ -60,7 +58,7 @@ def score(evidence: Iterable[Evidence], measured: bool = True) -> tuple[float, t
 def confidence(evidence: Sequence[Evidence], measured: bool = True) -> float:
     """``score(evidence, measured)[0]`` without the scored evidence records (discovery scores
     every candidate pair and reports a few: the records are built for those, see
-    ``pipeline.Scored``)."""
+    ``evaluate.Scored``)."""
     return squash(_log_odds(evidence, table_for(measured))[0])
 
 
@@ -104,12 +102,12 @@ def squash(log_odds: float) -> float:
     return z / (1.0 + z)
 
 
-def breakdown(evidence: Iterable[Evidence]) -> str:
+def breakdown(evidence: Iterable[Evidence], measured: bool = True) -> str:
     """One line: ``bias -3.0; name_pattern +3.0; ...`` (the sum squashes to the confidence). The
-    prior is that of the table a pair with these signals is scored by: ``MEASURED`` when values
-    were compared (a profiled pair with no signature, e.g. floats, is shown with the other)."""
+    prior is that of the table the pair was scored by, chosen by the same rule as :func:`score`
+    (``measured``: its columns were profiled; ``Link.names_only`` records the opposite)."""
     evidence = list(evidence)
-    table = table_for(any(e.signal in VALUE_SIGNALS for e in evidence))
+    table = table_for(measured)
     parts = [f"bias {table.bias:+.1f}"]
     parts += [f"{e.signal.value} {e.contribution:+.1f}" for e in evidence if e.contribution]
     return "; ".join(parts)

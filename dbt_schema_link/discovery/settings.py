@@ -1,4 +1,5 @@
-"""Every threshold of join discovery, in one frozen dataclass.
+"""Every user-tunable threshold of join discovery, in one frozen dataclass (the strengths and
+rule cut-offs the fitted weights depend on are declared in :mod:`.policy`, not tunable).
 
 The CLI and dbt ``vars`` feed :meth:`DiscoverySettings.from_mapping`, which rejects unknown keys
 and out-of-range values with a one-line message. Each field carries its valid range in its

@@ -1,5 +1,6 @@
 """discover() end to end on small warehouses built in code."""
 
+import math
 import random
 import re
 
@@ -445,10 +446,37 @@ def test_a_named_pair_the_data_contradicts_is_reported_as_its_own_kind():
     assert (r.child.column, r.parent.column) == ("customer_id", "customer_id")
     assert r.detail == "named, contradicted by data: 0 of 11 child values found in the parent"
     assert r.would_be_confidence >= 0.5  # what the names alone say
+    assert (r.containment, r.verified) == (0.0, True)
     md = render_markdown(links)
     assert "## Named, contradicted by data" in md and "0 of 11 child values" in md
-    # without the exact check there is nothing that contradicts the names
-    assert not any(r.trap is Trap.CONTRADICTED for r in run(w, verify=False).rejected)
+    # without the exact check nothing contradicts the names: the estimate alone keeps the pair out
+    unchecked = run(w, verify=False).rejected
+    assert not any(r.trap is Trap.CONTRADICTED for r in unchecked)
+    (r,) = [r for r in unchecked if r.trap is Trap.CONTAINMENT_FAILED]
+    assert (r.child.column, r.parent.column, r.verified) == ("customer_id", "customer_id", False)
+    assert r.containment < 0.5 and r.would_be_confidence >= 0.5 and "not verified" in r.detail
+
+
+def test_containment_rejections_record_the_measured_share_for_join_completion():
+    """A named pair kept out only by its values is a CONTAINMENT_FAILED rejection with its
+    would-be confidence and measured containment (issue #31 completes joins from these), in
+    links.json and links.md; a pair that became a link is not reported."""
+    w = Warehouse()
+    w.table("customers", {"customer_id": (INT, ids(50)), "name": (TEXT, [f"c{i}" for i in range(50)])})
+    # loader typed the ids as text codes that are no customer's id: types and values disagree
+    w.table("payments", {"payment_id": (INT, ids(40, 7000)), "customer_id": (TEXT, [f"x{i % 11}" for i in range(40)])})
+    w.table("refunds", {"refund_id": (INT, ids(30, 9000)), "customer_id": (INT, [1 + i % 20 for i in range(30)])})
+    links = run(w)
+    assert pairs(links.inferred) == {("refunds.customer_id", "customers.customer_id")}
+    (r,) = [r for r in links.rejected if r.trap is Trap.CONTAINMENT_FAILED]
+    assert (r.child.relation.rsplit(".", 1)[1], r.parent.relation.rsplit(".", 1)[1]) == ("payments", "customers")
+    assert (r.containment, r.verified) == (0.0, True) and r.would_be_confidence >= 0.5
+    assert "0 of 11 child values" in r.detail and "text and integer" in r.detail
+    assert not any(x.child.relation.endswith("refunds") for x in links.rejected)
+    data = LinkSet.from_json(links.to_json())
+    assert [x for x in data.rejected if x.trap is Trap.CONTAINMENT_FAILED] == [r]
+    md = render_markdown(links)
+    assert "## Named or joined, values fall short" in md and "0 of 11 child values" in md
 
 
 def test_works_without_profiles_and_without_verifier():
@@ -678,3 +706,129 @@ def test_small_same_named_ids_do_not_link_unrelated_sources():
     assert any(r.trap is Trap.CROSS_SOURCE and r.child.column == "singer_id" for r in links.rejected)
     # the same pair inside one source is a link
     assert ("song.singer_id", "singer.singer_id") in pairs(run(w, cross_source_strictness=0.0).inferred)
+
+
+# -- the links.md breakdown adds up to the confidence ------------------------------------------
+
+@pytest.mark.parametrize("case", ["profiled", "parent_unprofiled", "names_only"])
+def test_breakdown_uses_the_table_the_score_used(case):
+    """A profiled child against an unprofiled parent has no value evidence but is scored by the
+    measured table: the breakdown's prior must be that table's, so its terms add up to the
+    confidence (it once chose by the evidence and showed the names-only prior)."""
+    from dbt_schema_link.discovery.calibration import MEASURED, NAMES_ONLY
+    from dbt_schema_link.discovery.report import render_markdown as render
+    from dbt_schema_link.discovery.scoring import breakdown, squash
+
+    rng = random.Random(3)
+    w = Warehouse()
+    w.table("customers", {"customer_id": (INT, ids(60)), "label": (TEXT, [f"n{i}" for i in range(60)])},
+            profiled=case == "profiled")
+    w.table("orders", {"order_id": (INT, ids(300, 1000)), "customer_id": (INT, sample(rng, ids(60), 300))})
+    links = run(w, profiles=case != "names_only", verify=False)
+    (link,) = links.inferred
+    assert link.names_only is (case == "names_only")
+    table = NAMES_ONLY if case == "names_only" else MEASURED
+    line = breakdown(link.evidence, measured=not link.names_only)
+    assert f"bias {table.bias:+.1f}" in line and line in render(links)
+    total = table.bias + sum(e.contribution for e in link.evidence)
+    assert math.isclose(squash(total), link.confidence, abs_tol=2e-3)
+    assert LinkSet.from_json(links.to_json()).inferred[0].names_only is link.names_only
+
+
+# -- rules of issue #30: all-NULL children, failed checks --------------------------------------
+
+@pytest.mark.parametrize("loader_type", [TEXT, "BOOLEAN"])
+def test_an_all_null_child_is_judged_on_its_name_not_its_guessed_type(loader_type):
+    w = Warehouse()
+    w.table("customers", {"customer_id": (INT, ids(50)), "name": (TEXT, [f"c{i}" for i in range(50)])})
+    # a loader typed an empty column by guess: no value says anything against the customers key
+    w.table("payments", {"payment_id": (INT, ids(40, 7000)), "customer_id": (loader_type, [None] * 40)})
+    links = run(w)
+    assert pairs(links.inferred) == {("payments.customer_id", "customers.customer_id")}
+    (link,) = links.inferred
+    typed = next(e for e in link.evidence if e.signal is Signal.TYPE_MATCH)
+    assert typed.strength == 0.0 and "holds only NULLs" in typed.detail
+    assert "holds only NULLs" in render_markdown(links)
+    # a child with values of the wrong type is still refused on its type
+    w = Warehouse()
+    w.table("customers", {"customer_id": (INT, ids(50)), "name": (TEXT, [f"c{i}" for i in range(50)])})
+    w.table("payments", {"payment_id": (INT, ids(40, 7000)), "customer_id": ("BOOLEAN", [i % 2 == 0 for i in range(40)])})
+    assert run(w).inferred == []
+
+
+def test_a_failed_exact_check_caps_the_confidence_names_cannot_outweigh_it():
+    """Most of the child's values missing from the parent: the names alone score ~0.9 and, before
+    the cap, still carried the pair to a link; now it is kept out and reported with its share."""
+    from dbt_schema_link.discovery.policy import CAPS
+
+    w, values = orphaned_orders(0.9, orphan_keys=40)
+    child = set(values)
+    links = run(w)
+    assert links.inferred == []
+    (r,) = [r for r in links.rejected if r.child.column == "customer_id"]
+    assert r.trap is Trap.CONTRADICTED and r.verified is True
+    assert r.containment == pytest.approx(len(child & set(ids(50))) / len(child), abs=1e-4)
+    assert r.would_be_confidence > CAPS.failed_check
+    # a user who lowers the keep bar under the cap gets the pair back at the cap, not above it
+    (link,) = run(w, min_confidence=0.1).inferred
+    assert link.confidence <= CAPS.failed_check
+
+
+def test_a_pair_the_warehouse_did_not_check_is_capped_as_unverified():
+    from dbt_schema_link.discovery.policy import CAPS
+
+    rng = random.Random(8)
+    w = Warehouse()
+    w.table("customers", {"customer_id": (INT, ids(50)), "name": (TEXT, [f"c{i}" for i in range(50)])})
+    w.table("orders", {"order_id": (INT, ids(300, 5000)), "customer_id": (INT, sample(rng, ids(50), 300))})
+    w.table("refunds", {"refund_id": (INT, ids(80, 9000)), "customer_id": (INT, sample(rng, ids(50), 80))})
+    links = run(w, max_verify_total=1)  # the budget checks one of the two equally good pairs
+    assert len(links.inferred) == 2
+    checked = [l for l in links.inferred if l.has(Signal.EXACT_CONTAINMENT)]
+    unchecked = [l for l in links.inferred if not l.has(Signal.EXACT_CONTAINMENT)]
+    assert len(checked) == len(unchecked) == 1
+    assert unchecked[0].confidence == CAPS.unverified < checked[0].confidence
+    # without a verifier nothing could have been checked: the estimate's confidence stands
+    assert all(l.confidence > CAPS.unverified for l in run(w, verify=False).inferred)
+
+
+def test_a_partial_parent_must_be_the_key_of_the_relation_the_name_designates():
+    rng = random.Random(6)
+    orphaned = [rng.choice(ids(15, 51)) if rng.random() < 0.2 else rng.choice(ids(50)) for _ in range(300)]
+    # the entity's key, named by the child: a partial link with its orphans
+    w = Warehouse()
+    w.table("customers", {"customer_id": (INT, ids(50)), "name": (TEXT, [f"c{i}" for i in range(50)])})
+    w.table("payments", {"payment_id": (INT, ids(300, 5000)), "customer_id": (INT, orphaned)})
+    (link,) = run(w).inferred
+    assert link.orphans is not None and link.parent.relation.endswith("customers")
+    # beside it a column that only shares the name, in a table the name does not designate (a
+    # bridge): before, its exact name match won; with orphans on both, the entity's key does
+    w.table("customer_notes", {"customer_id": (INT, ids(50)), "note": (TEXT, [f"n{i}" for i in range(50)])})
+    assert {l.parent.relation.rsplit(".", 1)[1] for l in run(w).inferred} == {"customers"}
+    # alone, the bridge is still the best reading of the name: a partial link, with its orphans
+    w = Warehouse()
+    w.table("customer_notes", {"customer_id": (INT, ids(50)), "note": (TEXT, [f"n{i}" for i in range(50)])})
+    w.table("payments", {"payment_id": (INT, ids(300, 5000)), "customer_id": (INT, orphaned)})
+    (link,) = run(w).inferred
+    assert link.orphans is not None and link.parent.relation.endswith("customer_notes")
+
+
+
+def test_text_ids_with_orphans_named_for_an_integer_key_are_a_partial_link():
+    """A loader typed the child as text; a fifth of its values are orphans. Names vouch, the
+    check finds 80%: the values agree as far as a partial link needs, so the type no longer
+    blocks (it did: agreement asked for min_exact_containment whatever the names said)."""
+    w = Warehouse()
+    w.table("stadium", {"stadium_id": (INT, ids(10)), "name": (TEXT, [f"s{i}" for i in range(10)])})
+    w.table("concert", {"concert_id": (INT, ids(40, 100)),
+                        "stadium_id": (TEXT, [str(1 + i % 4) if i % 5 else "77" for i in range(40)])})
+    links = run(w)
+    (link,) = links.inferred
+    assert pairs([link]) == {("concert.stadium_id", "stadium.stadium_id")}
+    assert link.orphans is not None and (link.orphans.values, link.orphans.of_values) == (1, 5)
+    # without a name for it the same values are no link
+    w2 = Warehouse()
+    w2.table("stadium", {"stadium_id": (INT, ids(10)), "name": (TEXT, [f"s{i}" for i in range(10)])})
+    w2.table("concert", {"concert_id": (INT, ids(40, 100)),
+                         "venue_ref": (TEXT, [str(1 + i % 4) if i % 5 else "77" for i in range(40)])})
+    assert not [l for l in run(w2).inferred if l.child.column == "venue_ref"]

@@ -18,6 +18,8 @@ pytestmark = pytest.mark.dbt
 
 #: customers 1..40 were loaded; orders also reference 41..45, which were not
 LOADED, MISSING = range(1, 41), range(41, 46)
+#: the customers refunds name: 11 ids, none of them loaded
+REFUND_CUSTOMERS = tuple(range(900, 911))
 
 
 def _seeds() -> dict[str, str]:
@@ -27,7 +29,10 @@ def _seeds() -> dict[str, str]:
     for i in range(1, 201):
         who = rng.choice(MISSING) if i % 8 == 0 else rng.choice(LOADED)
         orders.append(f"{1000 + i},{who},{rng.randint(1, 90)}")
-    return {"seeds/customers.csv": "\n".join(customers) + "\n", "seeds/orders.csv": "\n".join(orders) + "\n"}
+    # refunds loaded from another environment: none of their customers is in this one
+    refunds = ["refund_id,customer_id"] + [f"{7000 + i},{REFUND_CUSTOMERS[i % len(REFUND_CUSTOMERS)]}" for i in range(30)]
+    return {"seeds/customers.csv": "\n".join(customers) + "\n", "seeds/orders.csv": "\n".join(orders) + "\n",
+            "seeds/refunds.csv": "\n".join(refunds) + "\n"}
 
 
 @pytest.fixture(scope="module")
@@ -70,3 +75,18 @@ def test_partial_link_is_written_to_pass_today_and_fail_on_growth(shop: BuiltPro
     res = shop.dbt("test", "-s", "tag:schema_link", check=False)
     results = json.loads((shop.path / "target" / "run_results.json").read_text())["results"]
     assert [(r["status"], r["failures"]) for r in results] == [("warn", orphan_rows + 1)], res.stdout[-2000:]
+
+
+def test_a_named_join_the_data_contradicts_is_recorded_with_its_measured_containment(shop: BuiltProject) -> None:
+    """Issue #30/#31: a join the names make and the data refutes is no link and no test, but
+    links.json keeps it as a containment rejection (share measured in the warehouse, names-only
+    confidence) for join completion, and links.md shows it."""
+    shop.cli("link", *shop.project_args(), "--quiet")
+    data = json.loads((shop.path / "target" / "schema_link" / "links.json").read_text())
+    assert not [x for x in data["links"] if x["kind"] != "lineage" and x["child"]["relation"].endswith(".refunds")]
+    (r,) = [r for r in data["rejected"] if r["child"]["relation"].endswith(".refunds")]
+    assert r["trap"] == "contradicted" and r["parent"]["relation"].endswith(".customers")
+    assert (r["containment"], r["verified"]) == (0.0, True) and r["would_be_confidence"] >= 0.5
+    assert r["detail"] == f"named, contradicted by data: 0 of {len(REFUND_CUSTOMERS)} child values found in the parent"
+    report = (shop.path / "target" / "schema_link" / "links.md").read_text()
+    assert "## Named, contradicted by data" in report and "refunds.customer_id" in report

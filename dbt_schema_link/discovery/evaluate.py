@@ -1,0 +1,169 @@
+"""Evidence and scores of candidate pairs: how specific a child's values are to each parent
+(:func:`value_fits`), the evidence, block and trap of one pair (:func:`evaluate`), and the cap on
+candidates per child. Pure: the exact results, when there are any, are passed in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from dbt_schema_link.discovery.candidates import Candidate
+from dbt_schema_link.discovery.domains import UnionFind
+from dbt_schema_link.discovery.evidence import (
+    Block, RelationMatches, ValueFit, cardinality_evidence, cross_source_evidence, exact_evidence, find_trap,
+    has_name_signal, name_evidence, sql_evidence, type_evidence, value_evidence, values_agree,
+)
+from dbt_schema_link.discovery.policy import CAPS, TYPES
+from dbt_schema_link.discovery.records import Evidence, Signal, Trap
+from dbt_schema_link.discovery.scoring import confidence, score
+from dbt_schema_link.discovery.settings import DiscoverySettings
+from dbt_schema_link.discovery.values import ContainmentEstimate
+from dbt_schema_link.profiling.records import ContainmentResult
+
+
+@dataclass(eq=False)
+class Scored:
+    cand: Candidate
+    raw: tuple[Evidence, ...]  # the evidence as weighed, contributions not filled in
+    confidence: float  # for a pending TYPES_NEED_VALUES block: the confidence if values agree
+    block: Block | None
+    trap: tuple[Trap, str] | None
+    estimate: ContainmentEstimate | None
+    exact: ContainmentResult | None
+    measured: bool = True  # its columns were profiled (which scoring table applies)
+    _scored: tuple[Evidence, ...] | None = field(default=None, repr=False)
+
+    @property
+    def evidence(self) -> tuple[Evidence, ...]:
+        """The evidence with each item's contribution, made when first asked: every candidate
+        is scored, few are reported (hundreds of thousands of pairs at warehouse scale)."""
+        if self._scored is None:
+            self._scored = score(self.raw, self.measured)[1]
+        return self._scored
+
+
+def value_fits(cands: dict, estimates: dict, exacts: dict, settings: DiscoverySettings,
+                lineage_uf: UnionFind) -> dict:
+    """For every candidate, how specific the child's values are (see ``ValueFit``)."""
+    containers: dict[tuple, dict[object, int]] = {}
+    for key, cand in cands.items():
+        parent = cand.parent
+        if not parent.is_table_key() or not parent.has_values:
+            continue
+        if not values_agree(estimates.get(key), exacts.get(key), settings):
+            continue
+        per_class = containers.setdefault(cand.child.key, {})
+        cls = lineage_uf.find(parent.key)
+        per_class[cls] = min(per_class.get(cls, parent.distinct), parent.distinct)
+    # the two smallest containers per child: the nearest other one is the smallest unless that
+    # is this parent's own class (one pass, not one per candidate over every container)
+    smallest: dict[tuple, tuple] = {}
+    for child_key, per_class in containers.items():
+        ranked = sorted(per_class.items(), key=lambda item: item[1])[:2]
+        smallest[child_key] = tuple(ranked)
+    fits = {}
+    for key, cand in cands.items():
+        child_key = cand.child.key
+        per_class = containers.get(child_key)
+        if not per_class:
+            continue
+        own = lineage_uf.find(cand.parent.key)
+        mine = per_class.get(own, cand.parent.distinct)
+        two = smallest[child_key]
+        others = [n for cls, n in two if cls != own][:1]
+        nearest = others[0] if others else None
+        fits[key] = ValueFit(
+            containers=len(per_class) if own in per_class else len(per_class) + 1,
+            tightest=nearest is None or mine <= nearest,
+            margin=float("inf") if nearest is None else nearest / max(mine, 1),
+        )
+    return fits
+
+
+def evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstimate | None,
+              fit: ValueFit | None, exact: ContainmentResult | None = None,
+              matches: RelationMatches | None = None, checked: bool = False) -> Scored:
+    """The evidence, block, trap and confidence of one pair. ``checked``: exact verification ran
+    (the second pass), so a measured pair without a result is capped as unverified."""
+    child, parent = cand.child, cand.parent
+    measured = child.has_values or parent.has_values
+    # types and cardinality first: a pair they rule out is never ranked, verified or reported
+    # (the bulk of candidates at warehouse scale), so its names are not weighed at all
+    typed = type_evidence(child, parent, values_agree(est, exact, settings))
+    card = cardinality_evidence(child, parent, settings)
+    if isinstance(typed, Block) and typed is not Block.TYPES_NEED_VALUES:
+        return Scored(cand, (), 0.0, typed, None, est, exact, measured)
+    names = name_evidence(child, parent, matches) if settings.use_names and card is not Block.PARENT_NOT_UNIQUE else []
+    if card is Block.CHILD_WIDER and has_name_signal(names):  # the surplus may be orphans
+        card = cardinality_evidence(child, parent, settings, vouched=True)
+    if isinstance(card, Block):
+        return Scored(cand, (), 0.0, card, None, est, exact, measured)
+    evidence: list[Evidence] = list(names)
+    if cand.joins:
+        evidence.append(sql_evidence(cand.joins))
+    named = has_name_signal(evidence)
+    joined = bool(cand.joins)
+    block: Block | None = None
+    pending = False
+    if typed is Block.TYPES_NEED_VALUES and (named or joined) and _partially_agree(exact, settings):
+        # text against numbers that names vouch for: orphans make the check partial, not refuted
+        typed = type_evidence(child, parent, True)
+    if typed is Block.TYPES_NEED_VALUES:
+        pending = True
+        evidence.append(Evidence(Signal.TYPE_MATCH, TYPES.values_agree, f"{child.family.value} and {parent.family.value}: "
+                                                          "the values must agree"))
+    else:
+        evidence.append(typed)
+    evidence.append(card)
+    if est is not None:
+        evidence.append(value_evidence(child, parent, est, settings, vouched=named or joined))
+    if exact is not None and exact.child_distinct:
+        evidence.append(exact_evidence(child, parent, exact, settings, vouched=named or joined))
+    against = cross_source_evidence(child, parent, settings)
+    if against is not None and not joined:
+        evidence.append(against)
+    if not named and not joined and block is None:
+        if not parent.is_table_key() or child.rel is parent.rel:
+            block = Block.PARENT_NOT_KEY  # value-only links go to another relation's key
+        elif est is None and exact is None:
+            block = Block.PARENT_NOT_KEY  # nothing but a type match
+    trap = find_trap(child, parent, evidence, settings, fit) if block is None else None
+    if pending and block is None:
+        block = Block.TYPES_NEED_VALUES
+    conf = confidence(evidence, measured)
+    if checked and measured and (exact is None or not exact.child_distinct):
+        conf = min(conf, CAPS.unverified)
+    return Scored(cand, tuple(evidence), _capped(conf, evidence), block, trap, est, exact, measured)
+
+
+def _partially_agree(exact: ContainmentResult | None, settings: DiscoverySettings) -> bool:
+    """The exact check found enough of the child's values for a partial link (the bar orphans
+    are allowed under when names vouch): text and number values that agree that far are one key."""
+    return (exact is not None and exact.child_distinct > 0
+            and exact.containment >= min(settings.partial_min_containment, settings.min_exact_containment))
+
+
+def _capped(conf: float, evidence: list[Evidence]) -> float:
+    """A failed exact check caps the confidence (``policy.CAPS``): names and SQL cannot outweigh it."""
+    for e in evidence:
+        if e.signal is Signal.EXACT_CONTAINMENT and e.strength < 0:
+            return min(conf, CAPS.failed_check)
+    return conf
+
+
+def cap_per_child(scored: dict, cap: int) -> dict:
+    by_child: dict[tuple, list[Scored]] = {}
+    for s in scored.values():
+        by_child.setdefault(s.cand.child.key, []).append(s)
+    out = {}
+    for items in by_child.values():
+        items.sort(key=lambda s: (-_rank_value(s), str(s.cand.parent.ref)))
+        for s in items[:cap]:
+            out[s.cand.key] = s
+    return out
+
+
+def _rank_value(s: Scored) -> float:
+    """Order of candidates of one child: usable ones first, by confidence."""
+    if s.block in (None, Block.TYPES_NEED_VALUES) and s.trap is None:
+        return 1.0 + s.confidence
+    return s.confidence if s.block is None else 0.0
