@@ -46,10 +46,15 @@ def project_links(path: Path, project: Project, written_min_confidence: float) -
     return out
 
 
+#: The rejections whose names (or SQL) say the pair joins and whose values alone kept it out.
+_SHORT_OF_VALUES = (Trap.CONTRADICTED, Trap.CONTAINMENT_FAILED)
+
+
 def contradicted_pairs(path: Path, project: Project) -> list[Rejection]:
-    """links.json's "named, contradicted by data" pairs whose columns the project has: joins the
-    schema's names state and the data refutes (sample data, a half-loaded source). Not links:
-    join completion falls back on them only when nothing else connects two relations."""
+    """links.json's pairs the names (or the project's SQL) join and the data refutes or does not
+    bear out ("named, contradicted by data", "values fall short": sample data, a half-loaded
+    source, orphans), whose columns the project has. Not links: join completion falls back on
+    them only when nothing else connects two relations, and says so."""
     try:
         text = Path(path).read_bytes()
     except FileNotFoundError:
@@ -61,5 +66,5 @@ def contradicted_pairs(path: Path, project: Project) -> list[Rejection]:
         rejected = [Rejection.from_json(x) for x in document.get("rejected", ())]
     except (KeyError, TypeError, ValueError) as err:
         raise LinkSetFormatError(f"{path} is malformed ({err!r}): run `dbt-schema-link link` again") from None
-    return [r for r in rejected if r.trap is Trap.CONTRADICTED
+    return [r for r in rejected if r.trap in _SHORT_OF_VALUES
             and project.column_ref(r.child.relation, r.child.column) and project.column_ref(r.parent.relation, r.parent.column)]
