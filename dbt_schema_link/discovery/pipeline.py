@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from dbt_schema_link.artifacts.records import ColumnRef, DeclaredLink, LinkOrigin, Project, ResourceType
 from dbt_schema_link.confidence import confidence_text
+from dbt_schema_link.discovery import composite
 from dbt_schema_link.discovery.candidates import Candidate, generate
 from dbt_schema_link.discovery.domains import AnchorRank, PairRank, UnionFind, canonical_pair, choose_anchor
 from dbt_schema_link.discovery.evidence import (
@@ -73,14 +74,16 @@ class Scored:
 def discover(project: Project, profiles: ProfileSet | None, settings: DiscoverySettings | None = None,
              verify: Verifier | None = None,
              progress: Callable[[str], None] | None = None,
-             inspect: Callable[[Sequence[Scored]], None] | None = None) -> LinkSet:
+             inspect: Callable[[Sequence[Scored]], None] | None = None,
+             verify_tuples: composite.TupleVerifier | None = None) -> LinkSet:
     """Find how the project's relations join.
 
     ``profiles`` (``None``: names, types, SQL and declared links only) come from the
     ``link_schemas`` macro; ``verify`` (``None``: no exact checks) measures exact containment of
     (child, parent) pairs in the warehouse and is called once, with at most
     ``settings.max_verify_total`` pairs; ``progress`` receives one-line messages; ``inspect``
-    (for calibration and debugging) receives every scored candidate pair once. Pure otherwise:
+    (for calibration and debugging) receives every scored candidate pair once; ``verify_tuples``
+    (``None``: no composite keys) measures composite key candidates (:mod:`.composite`). Pure otherwise:
     the same inputs give the same :class:`LinkSet`. See the module docstring for the stages.
     """
     settings = settings or DiscoverySettings()
@@ -195,6 +198,11 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
         inspect(list(scored.values()))
     # -- selection, lineage collapse, domains -----------------------------------------------
     inferred, rejected = _select(scored, settings, lineage_uf)
+    composites: list[Link] = []  # kept beside lineage carrying and value domains (one column each)
+    if verify_tuples is not None and features.k:
+        composites, checked = composite.composite_links(features, settings, verify_tuples, skip)
+        inferred = composite.without_parts(inferred, composites)
+        counts["composite_checked"], counts["composite_links"] = checked, len(composites)
     inferred, unsupported = _mark_written(inferred, written, scored, features)
     if unsupported:
         counts["written_unsupported"] = unsupported
@@ -207,9 +215,10 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
              for link in declared + inferred]
     links = joins + lineage_links
     links, domains = _assign_domains(links, features, lineage_uf)
+    links += composites
     lap("lineage and domains")
     counts["declared_links"] = len(declared)
-    counts["inferred_links"] = len(inferred)
+    counts["inferred_links"] = len(inferred) + len(composites)
     if written:
         counts["written_links"] = sum(1 for link in inferred if link.provenance is Provenance.WRITTEN)
     counts["lineage_links"] = len(lineage_links)

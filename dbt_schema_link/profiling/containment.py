@@ -1,4 +1,5 @@
-"""Exact containment checks in the warehouse (`schema_link_containment` macro), batched."""
+"""Exact containment checks in the warehouse (`schema_link_containment` macro, and
+`schema_link_tuple_containment` for composite keys), batched."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from typing import Callable, Mapping, Sequence
 from dbt_schema_link.artifacts.records import ColumnRef
 from dbt_schema_link.dbt_runner import MAX_ARGS_BYTES, DbtInvocation, args_size, run_operation
 from dbt_schema_link.errors import WarehouseError
-from dbt_schema_link.profiling.envelope import Envelope, containment_result, feed
-from dbt_schema_link.profiling.records import ContainmentResult
+from dbt_schema_link.profiling.envelope import Envelope, containment_result, feed, tuple_containment_result
+from dbt_schema_link.profiling.records import ContainmentResult, TupleContainmentResult
 
 CONTAINMENT_MACRO = "schema_link_containment"
 #: Pairs per dbt invocation: one dbt start costs seconds, one pair costs milliseconds. A call
@@ -59,6 +60,49 @@ def warehouse_verifier(inv: DbtInvocation, progress: Callable[[str], None] | Non
             for raw in envelope.containment:
                 res = containment_result(raw)
                 key = (res.child, res.child_column.lower(), res.parent, res.parent_column.lower())
+                if key in lookup:
+                    results[lookup[key]] = res
+        return results
+
+    return verify
+
+
+TUPLE_CONTAINMENT_MACRO = "schema_link_tuple_containment"
+#: A composite candidate: the child's column tuple and the parent's, in key order.
+TuplePair = tuple[tuple[ColumnRef, ...], tuple[ColumnRef, ...]]
+
+
+def _tuple_arg(pair: TuplePair) -> dict:
+    child, parent = pair
+    return {"child": child[0].relation, "child_columns": [c.column for c in child],
+            "parent": parent[0].relation, "parent_columns": [p.column for p in parent]}
+
+
+def tuple_key(relation: str, columns: Sequence[str]) -> tuple:
+    return (relation, tuple(c.lower() for c in columns))
+
+
+def warehouse_tuple_verifier(inv: DbtInvocation, progress: Callable[[str], None] | None = None):
+    """A `TupleVerifier` for discovery: composite candidates → tuple containment and parent-tuple
+    uniqueness from the warehouse (one dbt call for up to PAIRS_PER_CALL candidates)."""
+
+    def verify(pairs: Sequence[TuplePair]) -> Mapping[TuplePair, TupleContainmentResult]:
+        results: dict[TuplePair, TupleContainmentResult] = {}
+        unique = list(dict.fromkeys(pairs))
+        for start in range(0, len(unique), PAIRS_PER_CALL):
+            chunk = unique[start:start + PAIRS_PER_CALL]
+            if progress:
+                progress(f"verifying {len(chunk)} composite key candidates in the warehouse")
+            envelope = Envelope()
+            args = {"pairs": [_tuple_arg(pair) for pair in chunk]}
+            result = run_operation(inv, TUPLE_CONTAINMENT_MACRO, args, lambda m: feed(envelope, m.msg))
+            if not result.ok or not envelope.complete:
+                raise WarehouseError(f"composite key containment check failed: {result.error_summary()}")
+            lookup = {(tuple_key(c[0].relation, [x.column for x in c]), tuple_key(p[0].relation, [x.column for x in p])):
+                      (c, p) for c, p in chunk}
+            for raw in envelope.tuples:
+                res = tuple_containment_result(raw)
+                key = (tuple_key(res.child, res.child_columns), tuple_key(res.parent, res.parent_columns))
                 if key in lookup:
                     results[lookup[key]] = res
         return results

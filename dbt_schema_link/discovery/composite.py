@@ -1,0 +1,176 @@
+"""Composite keys: a child column tuple referencing a parent's unique tuple, such as
+``room(floor, code) -> bin(floor, code)`` where neither ``floor`` nor ``code`` alone is a key.
+
+From the profiles alone (no extra scan): a parent tuple of 2 to ``composite_max_columns`` columns
+is proposed when none of its columns is unique, none holds NULLs, one of them is named like a key,
+and the product of their distinct counts reaches the parent's row count (a tuple cannot be
+unique otherwise); a child relation is a candidate when it has a column of the same name (or the
+parent's entity name before it: ``bin_floor``) for every column of the tuple. One warehouse
+statement per candidate (``schema_link_tuple_containment``) then measures both what profiles
+cannot: whether the parent tuple is unique and how many child tuples it contains. A tuple is
+kept when it is minimal (no smaller confirmed tuple of the same parent inside it), unique,
+contains the child's tuples, and scores above the keep bar with the same fitted weights as a
+single-column link.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from dbt_schema_link.artifacts.records import ColumnRef
+from dbt_schema_link.discovery.features import ColInfo, Features, RelInfo
+from dbt_schema_link.discovery.names import concat, singular, tokens
+from dbt_schema_link.discovery.records import Cardinality, Evidence, Link, Orphans, Provenance, Signal, round4
+from dbt_schema_link.discovery.scoring import score
+from dbt_schema_link.discovery.settings import DiscoverySettings
+from dbt_schema_link.discovery.types import TypeFamily
+from dbt_schema_link.profiling.records import TupleContainmentResult
+
+#: A composite candidate as the warehouse check takes it: the child's columns, the parent's.
+TuplePair = tuple[tuple[ColumnRef, ...], tuple[ColumnRef, ...]]
+#: Tuple containment and parent-tuple uniqueness measured in the warehouse; I/O stays outside.
+TupleVerifier = Callable[[Sequence[TuplePair]], Mapping[TuplePair, TupleContainmentResult]]
+
+#: Families a key part may have: a float or a free-form timestamp is not part of a natural key.
+_KEY_FAMILIES = frozenset({TypeFamily.INTEGER, TypeFamily.TEXT, TypeFamily.TEMPORAL, TypeFamily.UUID,
+                           TypeFamily.DECIMAL, TypeFamily.UNKNOWN, TypeFamily.OTHER})
+
+
+@dataclass(frozen=True)
+class TupleCandidate:
+    child: tuple[ColInfo, ...]
+    parent: tuple[ColInfo, ...]
+    exact_names: bool  # every child column is named as its parent column (else entity-prefixed)
+
+    def refs(self) -> TuplePair:
+        return tuple(c.ref for c in self.child), tuple(p.ref for p in self.parent)
+
+    @property
+    def parent_rel(self) -> RelInfo:
+        return self.parent[0].rel
+
+
+def _key_part(col: ColInfo, rel: RelInfo, settings: DiscoverySettings) -> bool:
+    """A parent column that can be one part of a composite key (not a key by itself)."""
+    if not col.has_values or col.flag or col.free_text or col.unique or col.parts.measure:
+        return False
+    if col.family not in _KEY_FAMILIES or col.distinct < 2 or col.distinct >= rel.row_count:
+        return False
+    return rel.profile is not None and rel.profile.null_fraction(col.ref.column) <= settings.parent_max_null_fraction
+
+
+def _may_be_unique(parts: Sequence[ColInfo], rows: int) -> bool:
+    """The product of the parts' distinct counts reaches the row count (necessary for uniqueness)."""
+    return math.prod(p.distinct for p in parts) >= rows and any(p.parts.keyness > 0 for p in parts)
+
+
+def candidates(features: Features, settings: DiscoverySettings,
+               skip: Callable[[ColInfo, ColInfo], bool]) -> list[TupleCandidate]:
+    """Tuple candidates from names and profiles, fewest columns and largest parents first, at
+    most ``composite_max_candidates``. ``skip`` drops pairs of copies of one column (lineage)."""
+    width = settings.composite_max_columns
+    if width < 2 or settings.composite_max_candidates <= 0:
+        return []
+    by_name: dict[str, list[ColInfo]] = {}  # normalized name -> columns with values, every relation
+    for col in features.columns:
+        if col.has_values:
+            by_name.setdefault(col.parts.norm, []).append(col)
+    found: list[TupleCandidate] = []
+    for rel in features.relations.values():
+        if not rel.has_data or rel.row_count < 2:
+            continue
+        parts = [c for c in rel.columns if _key_part(c, rel, settings)]
+        if len(parts) < 2:
+            continue
+        words = tokens(rel.relation.short_name)
+        entity = concat(words[:-1] + (singular(words[-1]),)) if words else ""
+        # child relation -> {parent column index: (child column, exact name)}
+        matches: dict[str, dict[int, tuple[ColInfo, bool]]] = {}
+        for i, pc in enumerate(parts):
+            for exact, name in ((True, pc.parts.norm), (False, entity + pc.parts.norm)):
+                for cc in by_name.get(name, ()):
+                    if cc.rel is rel or skip(cc, pc):
+                        continue
+                    slot = matches.setdefault(cc.rel.uid, {})
+                    if i not in slot or (exact and not slot[i][1]):
+                        slot[i] = (cc, exact)
+        for _uid, slot in sorted(matches.items()):
+            if len(slot) < 2:
+                continue
+            shared = sorted(slot)
+            for n in range(2, min(width, len(shared)) + 1):
+                for combo in itertools.combinations(shared, n):
+                    ps = tuple(parts[i] for i in combo)
+                    cs = tuple(slot[i][0] for i in combo)
+                    if len({c.key for c in cs}) < n or not _may_be_unique(ps, rel.row_count):
+                        continue
+                    found.append(TupleCandidate(cs, ps, all(slot[i][1] for i in combo)))
+    found.sort(key=lambda t: (len(t.parent), not t.exact_names, -t.parent_rel.row_count,
+                              t.parent_rel.uid, tuple(p.position for p in t.parent), t.child[0].rel.uid))
+    return found[:settings.composite_max_candidates]
+
+
+def _evidence(cand: TupleCandidate, res: TupleContainmentResult, settings: DiscoverySettings) -> tuple[Evidence, ...]:
+    names = ", ".join(f"{c.ref.column}={p.ref.column}" for c, p in zip(cand.child, cand.parent))
+    name = (Evidence(Signal.NAME_EXACT, 1.0, f"every column of the key is named alike ({names})") if cand.exact_names
+            else Evidence(Signal.NAME_PATTERN, 1.0, f"the key's columns are named after the parent's ({names})"))
+    c = res.containment
+    width = max(1.0 - settings.composite_min_containment, 1e-6)
+    orphans = res.child_distinct - res.matched
+    where = f"; {orphans} orphan tuples in {res.orphan_rows} child rows" if orphans else ""
+    exact = Evidence(Signal.EXACT_CONTAINMENT, max(-1.0, min(1.0, (c - settings.composite_min_containment) / width)),
+                     f"verified in the warehouse: {res.matched} of {res.child_distinct} child tuples found in the "
+                     f"parent ({c:.1%}){where}")
+    key = ", ".join(p.ref.column for p in cand.parent)
+    unique = Evidence(Signal.CARDINALITY, 1.0,
+                      f"({key}) is a unique key of the parent: {res.parent_rows} rows, {res.parent_distinct} distinct "
+                      f"tuples, no column of it unique alone")
+    return name, exact, unique
+
+
+def composite_links(features: Features, settings: DiscoverySettings, verify: TupleVerifier,
+                    skip: Callable[[ColInfo, ColInfo], bool]) -> tuple[list[Link], int]:
+    """Verified composite links (and how many candidates were checked)."""
+    cands = candidates(features, settings, skip)
+    if not cands:
+        return [], 0
+    measured = verify([c.refs() for c in cands]) or {}
+    unique_sets: set[tuple[str, frozenset]] = set()
+    kept: list[tuple[TupleCandidate, TupleContainmentResult]] = []
+    for cand in cands:  # fewest columns first: a smaller unique tuple makes a larger one not minimal
+        res = measured.get(cand.refs())
+        if res is None or not res.parent_unique:
+            continue
+        parent_cols = frozenset(p.key for p in cand.parent)
+        if any((cand.parent_rel.uid, frozenset(sub)) in unique_sets
+               for n in range(2, len(cand.parent)) for sub in itertools.combinations(parent_cols, n)):
+            continue
+        unique_sets.add((cand.parent_rel.uid, parent_cols))
+        if res.child_distinct and res.containment >= settings.composite_min_containment:
+            kept.append((cand, res))
+    best: dict[tuple, Link] = {}  # one parent per child tuple
+    for cand, res in kept:
+        conf, evidence = score(_evidence(cand, res, settings), measured=True)
+        if conf < settings.min_confidence:
+            continue
+        (c0, *cs), (p0, *ps) = cand.refs()
+        orphans = res.child_distinct - res.matched
+        link = Link(child=c0, parent=p0, provenance=Provenance.INFERRED, confidence=round4(conf),
+                    cardinality=Cardinality.MANY_TO_ONE,
+                    evidence=tuple(sorted(evidence, key=lambda e: -e.contribution)),
+                    orphans=Orphans(orphans, res.child_distinct, res.orphan_rows) if orphans else None,
+                    extra_pairs=tuple(zip(cs, ps)))
+        key = frozenset(c.key for c in cand.child)
+        if key not in best or link.confidence > best[key].confidence:
+            best[key] = link
+    return sorted(best.values(), key=Link.sort_key), len(cands)
+
+
+def without_parts(single: list[Link], composite: list[Link]) -> list[Link]:
+    """The single-column links with those a composite link explains taken out: a link from one
+    column of the tuple to a column of the same parent is a part of the key, not a join."""
+    parts = {(c.key(), p.relation) for link in composite for c, p in link.column_pairs()}
+    return [link for link in single if (link.child.key(), link.parent.relation) not in parts]
