@@ -149,8 +149,7 @@ class AgentTools:
         edge = loaded.link.index.graph.edges[edge_id]
         cc, pc = corpus.columns[edge.child], corpus.columns[edge.parent]
         cr, pr = corpus.relations[cc.relation], corpus.relations[pc.relation]
-        out = JoinPick(edge_id, cr.unique_id, cr.identifier, cc.name, pr.unique_id, pr.identifier, pc.name,
-                       edge.provenance, edge.confidence, edge.written_confidence).to_dict()
+        out = JoinPick.of(edge_id, edge, corpus).to_dict()
         record = loaded.evidence.for_pair(pair_key(cr.unique_id, cc.name, pr.unique_id, pc.name))
         out["cardinality"] = record.cardinality.value if record else None
         out["evidence"] = [e.to_json() for e in record.evidence] if record else (

@@ -140,6 +140,12 @@ class EdgeDoc:
     provenance: Provenance
     confidence: float
     written_confidence: float | None = None
+    #: a composite key's further (child column, parent column) index pairs (``Link.extra_pairs``)
+    extra: tuple[tuple[int, int], ...] = ()
+
+    def column_pairs(self) -> tuple[tuple[int, int], ...]:
+        """Every column pair the join compares: one, or each part of a composite key."""
+        return ((self.child, self.parent),) + self.extra
 
 
 #: Of two links on one column pair, the index keeps the surer kind first: a person's declaration,
@@ -277,11 +283,15 @@ def build_corpus(inputs: list[ProjectInput], group_by: str = "auto") -> Corpus:
                 parent = col_index.get((pos, p.relation, p.column.lower()))
                 if child is None or parent is None or columns[child].relation == columns[parent].relation:
                     continue
+                extra = tuple((col_index.get((pos, ec.relation, ec.column.lower())),
+                               col_index.get((pos, ep.relation, ep.column.lower()))) for ec, ep in link.extra_pairs)
+                if any(a is None or b is None for a, b in extra):
+                    continue  # a composite key with a column the index does not hold: no edge
                 old = best.get((child, parent))
                 rank = (_PROVENANCE_RANK[link.provenance], link.confidence)
                 if old is None or rank > (_PROVENANCE_RANK[old.provenance], old.confidence):
                     best[(child, parent)] = EdgeDoc(child, parent, link.provenance, link.confidence,
-                                                    link.written_confidence)
+                                                    link.written_confidence, extra)
         edges.extend(best[k] for k in sorted(best))
         for (up, _down), cols in copied.items():
             n_cols = relations[up].col_end - relations[up].col_start

@@ -310,8 +310,7 @@ class Linker:
         idx = self.index
         keys: dict[int, list[int]] = {r: [] for r in chosen}
         for e in tree:
-            edge = idx.graph.edges[e]
-            for c in (edge.child, edge.parent):
+            for c in (c for pair in idx.graph.edges[e].column_pairs() for c in pair):
                 r = int(idx.col_relation[c])
                 if c not in keys[r]:
                     keys[r].append(c)
@@ -484,19 +483,15 @@ class Linker:
                                          reasons, bridge=r not in terminal_set, columns=picks))
         joins = []
         for e in tree:
-            edge = idx.graph.edges[e]
-            cc, pc = corpus.columns[edge.child], corpus.columns[edge.parent]
-            cr, pr = corpus.relations[cc.relation], corpus.relations[pc.relation]
-            joins.append(JoinPick(e, cr.unique_id, cr.identifier, cc.name, pr.unique_id, pr.identifier, pc.name,
-                                  edge.provenance, edge.confidence, edge.written_confidence))
+            joins.append(JoinPick.of(e, idx.graph.edges[e], corpus))
         return Answer(id, question, hint, candidates, unsure, rels_out, joins,
                       [corpus.relations[r].unique_id for r in unjoined], self.retrieval)
 
     def _tree_cols(self, tree: list[int]) -> set[int]:
         out: set[int] = set()
         for e in tree:
-            edge = self.index.graph.edges[e]
-            out.update((edge.child, edge.parent))
+            for pair in self.index.graph.edges[e].column_pairs():
+                out.update(pair)
         return out
 
     def _reasons(self, ev: Evidence, c: int, key_cols: set[int]) -> list[str]:

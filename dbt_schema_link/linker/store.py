@@ -295,7 +295,8 @@ def save_index(index: LinkIndex, index_dir: Path) -> None:
         "columns": [[col.relation, col.name, col.data_type, col.description, col.tags, col.values, col.is_pk,
                      col.origin.value] for col in c.columns],
         "groups": [asdict(g) for g in c.groups],
-        "edges": [[e.child, e.parent, e.provenance.value, e.confidence, e.written_confidence] for e in c.edges],
+        "edges": [[e.child, e.parent, e.provenance.value, e.confidence, e.written_confidence]
+                  + ([[list(x) for x in e.extra]] if e.extra else []) for e in c.edges],
         "col_keys": index.col_keys,
         "rel_keys": index.rel_keys,
         "col_vocab": index.col_lex.vocab_list(),
@@ -341,7 +342,8 @@ def load_index(index_dir: Path) -> LinkIndex:
         columns = [ColumnDoc(relation=c[0], name=c[1], data_type=c[2], description=c[3], tags=c[4], values=c[5],
                              is_pk=c[6], origin=c[7]) for c in docs["columns"]]
         groups = [GroupDoc(**g) for g in docs["groups"]]
-        edges = [EdgeDoc(e[0], e[1], Provenance(e[2]), e[3], e[4]) for e in docs["edges"]]
+        edges = [EdgeDoc(e[0], e[1], Provenance(e[2]), e[3], e[4], tuple((a, b) for a, b in e[5]) if len(e) > 5 else ())
+                 for e in docs["edges"]]
         corpus = Corpus(relations, columns, groups, edges)
         col_vectors = rel_vectors = None
         if meta.get("model"):
