@@ -5,7 +5,9 @@ From the profiles alone (no extra scan): a parent tuple of 2 to ``composite_max_
 is proposed when none of its columns is unique, none holds NULLs, one of them is named like a key,
 and the product of their distinct counts reaches the parent's row count (a tuple cannot be
 unique otherwise); a child relation is a candidate when it has a column of the same name (or the
-parent's entity name before it: ``bin_floor``) for every column of the tuple. One warehouse
+parent's entity name before it: ``bin_floor``) for one column of the tuple and, for each other,
+a column of that name or one whose name names the parent relation (``Country`` for
+``countries(site_code, CountryId)``). One warehouse
 statement per candidate (``schema_link_tuple_containment``) then measures both what profiles
 cannot: whether the parent tuple is unique and how many child tuples it contains. A tuple is
 kept when it is minimal (no smaller confirmed tuple of the same parent inside it), unique,
@@ -21,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from dbt_schema_link.artifacts.records import ColumnRef
+from dbt_schema_link.discovery.evidence import relation_match
 from dbt_schema_link.discovery.features import ColInfo, Features, RelInfo
 from dbt_schema_link.discovery.names import concat, singular, tokens
 from dbt_schema_link.discovery.records import Cardinality, Evidence, Link, Orphans, Provenance, Signal, round4
@@ -43,7 +46,7 @@ _KEY_FAMILIES = frozenset({TypeFamily.INTEGER, TypeFamily.TEXT, TypeFamily.TEMPO
 class TupleCandidate:
     child: tuple[ColInfo, ...]
     parent: tuple[ColInfo, ...]
-    exact_names: bool  # every child column is named as its parent column (else entity-prefixed)
+    exact_names: bool  # every child column is named as its parent column (else prefixed, or naming the parent)
 
     def refs(self) -> TuplePair:
         return tuple(c.ref for c in self.child), tuple(p.ref for p in self.parent)
@@ -97,7 +100,8 @@ def candidates(features: Features, settings: DiscoverySettings,
                     slot = matches.setdefault(cc.rel.uid, {})
                     if i not in slot or (exact and not slot[i][1]):
                         slot[i] = (cc, exact)
-        for _uid, slot in sorted(matches.items()):
+        for uid, slot in sorted(matches.items()):
+            _by_relation_name(slot, parts, features.relations[uid], settings)
             if len(slot) < 2:
                 continue
             shared = sorted(slot)
@@ -113,10 +117,29 @@ def candidates(features: Features, settings: DiscoverySettings,
     return found[:settings.composite_max_candidates]
 
 
+def _by_relation_name(slot: dict[int, tuple[ColInfo, bool]], parts: list[ColInfo], child: RelInfo,
+                      settings: DiscoverySettings) -> None:
+    """Parts no child column is named like, matched to the child column whose name names the
+    parent (``Country`` for ``countries.CountryId``), once another part matched by name."""
+    used = {c.key for c, _ in slot.values()}
+    for i, pc in enumerate(parts):
+        if i in slot:
+            continue
+        best, strength = None, settings.composite_min_name_match
+        for cc in child.columns:
+            if cc.has_values and cc.key not in used and not cc.flag and not cc.free_text:
+                pattern = relation_match(cc, pc)[0]
+                if pattern >= strength:
+                    best, strength = cc, pattern
+        if best is not None:
+            slot[i] = (best, False)
+            used.add(best.key)
+
+
 def _evidence(cand: TupleCandidate, res: TupleContainmentResult, settings: DiscoverySettings) -> tuple[Evidence, ...]:
     names = ", ".join(f"{c.ref.column}={p.ref.column}" for c, p in zip(cand.child, cand.parent))
     name = (Evidence(Signal.NAME_EXACT, 1.0, f"every column of the key is named alike ({names})") if cand.exact_names
-            else Evidence(Signal.NAME_PATTERN, 1.0, f"the key's columns are named after the parent's ({names})"))
+            else Evidence(Signal.NAME_PATTERN, 1.0, f"the key's columns are named after the parent or its columns ({names})"))
     c = res.containment
     width = max(1.0 - settings.composite_min_containment, 1e-6)
     orphans = res.child_distinct - res.matched

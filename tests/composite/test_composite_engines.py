@@ -11,8 +11,9 @@ import re
 import pytest
 
 from tests.composite.project import rooms_csv, write_project
-from tests.conftest import IN_CI, BuiltProject, base_env
-from tests.support.spark import SparkUnavailable, check_spark, run_in_one_session, spark_env
+from tests.conftest import BuiltProject, base_env
+from tests.support.spark import run_in_one_session, spark_env
+from tests.test_spark import _require_spark
 
 pytestmark = [pytest.mark.dbt]
 
@@ -76,12 +77,7 @@ def test_postgres_tuple_containment_link_write_and_test(pg_server, tmp_path):
 @pytest.mark.spark
 @pytest.mark.slow
 def test_spark_tuple_containment_and_composite_test(tmp_path):
-    try:
-        check_spark()
-    except SparkUnavailable as exc:
-        if IN_CI:
-            pytest.fail(f"Spark is required in CI: {exc}")
-        pytest.skip(f"Spark not available: {exc}")
+    _require_spark()
     path = write_project(tmp_path / "p", spark=True)
     (path / "seeds" / "rooms.yml").write_text(TEST_YAML)
     env = base_env(**spark_env(tmp_path / "spark"))
