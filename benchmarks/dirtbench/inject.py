@@ -16,7 +16,7 @@ applies to (the dev corpus declares no composite FK; `composite_keys` makes some
   up to N, and two small-integer non-key columns (1..m, m <= 300) added to every child table: small
   integers any dense key range contains.
 - `composite_keys`: two keys merged into one composite key: a referenced integer key renumbered
-  1..k inside each of 2-4 partitions (a site, region, branch or zone code column added to the
+  1..k inside each of 2-4 partitions of at least two keys (a site, region, branch or zone code column added to the
   parent), so neither the partition code nor the key is unique alone; every child gets the
   partition column beside its FK column and the declared FK becomes (code, fk) -> (code, key).
   The truth is then the source's pairs plus one pair per partition column.
@@ -347,13 +347,13 @@ def inject_composite_keys(d: Dirty, seed: int) -> None:
         if name is None:
             continue
         rng = _rng(seed, Variant.COMPOSITE_KEYS, d.schema.name, ptable)
-        codes = [chr(ord("A") + i) for i in range(rng.randint(*PARTITIONS))]
+        # every partition holds at least two keys: neither the code nor the renumbered key is unique alone
+        codes = [chr(ord("A") + i) for i in range(min(rng.randint(*PARTITIONS), len(keys) // 2))]
+        order = sorted(keys)
+        rng.shuffle(order)
         mapping: dict[int, tuple[str, int]] = {}
-        local: dict[str, int] = {}
-        for k in sorted(keys):
-            code = rng.choice(codes)
-            local[code] = local.get(code, 0) + 1
-            mapping[k] = (code, local[code])
+        for n, k in enumerate(order):
+            mapping[k] = (codes[n % len(codes)], n // len(codes) + 1)
         pi = parent.index(pcol)
         for r in parent.rows:
             code, number = mapping[as_int(r[pi])]

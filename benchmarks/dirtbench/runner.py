@@ -27,7 +27,7 @@ from .inject import Variant, generate
 
 #: Bump a variant's entry when its dirty file changes for the same seed: its stamps differ then.
 GENERATOR_VERSION = {Variant.ORPHANS: 2, Variant.DRIFTED_TYPES: 1, Variant.TINY_DIMENSIONS: 1,
-                     Variant.DENSE_SURROGATES: 1, Variant.COMPOSITE_KEYS: 1}
+                     Variant.DENSE_SURROGATES: 1, Variant.COMPOSITE_KEYS: 2}
 
 
 @dataclass

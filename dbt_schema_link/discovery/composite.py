@@ -128,12 +128,21 @@ def _by_relation_name(slot: dict[int, tuple[ColInfo, bool]], parts: list[ColInfo
         best, strength = None, settings.composite_min_name_match
         for cc in child.columns:
             if cc.has_values and cc.key not in used and not cc.flag and not cc.free_text:
-                pattern = relation_match(cc, pc)[0]
-                if pattern >= strength:
-                    best, strength = cc, pattern
+                pattern, fuzzy, _ = relation_match(cc, pc)
+                if max(pattern, fuzzy) >= strength:
+                    best, strength = cc, max(pattern, fuzzy)
         if best is not None:
             slot[i] = (best, False)
             used.add(best.key)
+
+
+def _key_to_key(cand: TupleCandidate, res: TupleContainmentResult) -> bool:
+    """Two relations' own keys numbered alike: the child tuple is unique in the child too and a
+    part is matched only by a bare key name (``id`` to ``id``), which says nothing of a join."""
+    child = cand.child[0].rel
+    unique_in_child = child.sample_fraction >= 1.0 and res.child_distinct >= child.row_count
+    bare = any(c.parts.generic and c.parts.norm == p.parts.norm for c, p in zip(cand.child, cand.parent))
+    return unique_in_child and bare
 
 
 def _evidence(cand: TupleCandidate, res: TupleContainmentResult, settings: DiscoverySettings) -> tuple[Evidence, ...]:
@@ -172,7 +181,8 @@ def composite_links(features: Features, settings: DiscoverySettings, verify: Tup
                for n in range(2, len(cand.parent)) for sub in itertools.combinations(parent_cols, n)):
             continue
         unique_sets.add((cand.parent_rel.uid, parent_cols))
-        if res.child_distinct and res.containment >= settings.composite_min_containment:
+        if res.child_distinct and res.containment >= settings.composite_min_containment \
+                and not _key_to_key(cand, res):
             kept.append((cand, res))
     best: dict[tuple, Link] = {}  # one parent per child tuple
     for cand, res in kept:
