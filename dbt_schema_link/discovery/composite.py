@@ -20,9 +20,9 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from dbt_schema_link.artifacts.records import ColumnRef
+from dbt_schema_link.artifacts.records import ColumnRef, DeclaredLink, LinkOrigin
 from dbt_schema_link.discovery.evidence import relation_match
 from dbt_schema_link.discovery.features import ColInfo, Features, RelInfo
 from dbt_schema_link.discovery.names import concat, singular, tokens
@@ -207,3 +207,44 @@ def without_parts(single: list[Link], composite: list[Link]) -> list[Link]:
     column of the tuple to a column of the same parent is a part of the key, not a join."""
     parts = {(c.key(), p.relation) for link in composite for c, p in link.column_pairs()}
     return [link for link in single if (link.child.key(), link.parent.relation) not in parts]
+
+
+def _key(pairs) -> tuple:
+    return tuple((c.key(), p.key()) for c, p in pairs)
+
+
+def reconcile(found: list[Link], declared: Sequence[DeclaredLink]) -> list[Link]:
+    """The composite links with the project's composite tests: a person's test is a declared
+    link (and the inferred one it covers goes); one `write` generated marks the inferred link
+    WRITTEN, or, when the data no longer yields it, stays as a WRITTEN link at confidence 0 (as
+    one-column written links do)."""
+    people = {}
+    written = {}
+    for d in sorted(declared, key=lambda d: (str(d.child), d.source_id or "")):
+        pairs = ((d.child, d.parent),) + d.extra_pairs
+        (written if d.written else people).setdefault(_key(pairs), (d, pairs))
+    out: list[Link] = []
+    for key, (d, pairs) in sorted(people.items()):
+        detail = f"composite relationships test {d.source_id}" if d.source_id else "composite relationships test"
+        out.append(Link(child=d.child, parent=d.parent, provenance=Provenance.DECLARED, confidence=1.0,
+                        cardinality=Cardinality.MANY_TO_ONE, evidence=(Evidence(Signal.DECLARED_TEST, 1.0, detail),),
+                        origins=(LinkOrigin.RELATIONSHIPS_TEST,), extra_pairs=d.extra_pairs))
+    seen = set()
+    for link in found:
+        key = _key(link.column_pairs())
+        if key in people:
+            continue
+        hit = written.get(key)
+        if hit is not None:
+            seen.add(key)
+            mark = Evidence(Signal.WRITTEN_TEST, 0.0, f"written by dbt-schema-link ({hit[0].source_id})")
+            link = replace(link, provenance=Provenance.WRITTEN, written_confidence=hit[0].written_confidence,
+                           evidence=link.evidence + (mark,))
+        out.append(link)
+    for key, (d, pairs) in sorted(written.items()):
+        if key not in seen:
+            out.append(Link(child=d.child, parent=d.parent, provenance=Provenance.WRITTEN, confidence=0.0,
+                            cardinality=Cardinality.MANY_TO_ONE, written_confidence=d.written_confidence,
+                            evidence=(Evidence(Signal.WRITTEN_TEST, -1.0, "not inferred from the data now"),),
+                            extra_pairs=d.extra_pairs))
+    return out

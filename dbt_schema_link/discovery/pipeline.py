@@ -112,8 +112,10 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
     # -- dbt facts: declared links, SQL joins and lineage -----------------------------------
     # Tests `write` generated are not declarations: they are inferred from the data again below
     # and keep their provenance (a written link is never promoted to declared).
-    written = [d for d in project.declared_links if d.written]
-    declared = _declared_links([d for d in project.declared_links if not d.written], features)
+    composite_declared = [d for d in project.declared_links if d.extra_pairs]  # composite tests (.composite)
+    singles = [d for d in project.declared_links if not d.extra_pairs]
+    written = [d for d in singles if d.written]
+    declared = _declared_links([d for d in singles if not d.written], features)
     lap("declared links")
     facts = extract_sql_facts(project) if settings.use_sql else SqlFacts()
     for ref in facts.aggregates:
@@ -201,8 +203,9 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
     composites: list[Link] = []  # kept beside lineage carrying and value domains (one column each)
     if verify_tuples is not None and features.k:
         composites, checked = composite.composite_links(features, settings, verify_tuples, skip)
-        inferred = composite.without_parts(inferred, composites)
         counts["composite_checked"], counts["composite_links"] = checked, len(composites)
+    composites = composite.reconcile(composites, composite_declared)
+    inferred = composite.without_parts(inferred, composites)
     inferred, unsupported = _mark_written(inferred, written, scored, features)
     if unsupported:
         counts["written_unsupported"] = unsupported
@@ -217,8 +220,8 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
     links, domains = _assign_domains(links, features, lineage_uf)
     links += composites
     lap("lineage and domains")
-    counts["declared_links"] = len(declared)
-    counts["inferred_links"] = len(inferred) + len(composites)
+    counts["declared_links"] = len(declared) + sum(1 for link in composites if link.kind is LinkKind.DECLARED)
+    counts["inferred_links"] = len(inferred) + sum(1 for link in composites if link.kind is LinkKind.INFERRED)
     if written:
         counts["written_links"] = sum(1 for link in inferred if link.provenance is Provenance.WRITTEN)
     counts["lineage_links"] = len(lineage_links)

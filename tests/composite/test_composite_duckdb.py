@@ -13,7 +13,7 @@ import pytest
 
 from dbt_schema_link.links import read_links_file
 from tests.composite.project import rooms_csv, write_project
-from tests.conftest import BuiltProject, base_env
+from tests.conftest import DBT, BuiltProject, base_env
 
 pytestmark = [pytest.mark.dbt]
 
@@ -26,7 +26,7 @@ def linked(tmp_path_factory) -> BuiltProject:
     project = BuiltProject(write_project(root / "p"), "dev", base_env(COMPOSITE_DUCKDB_PATH=str(root / "c.duckdb")))
     for args in (["deps"], ["seed"], ["docs", "generate"]):
         project.dbt(*args)
-    project.cli("link", *project.project_args(), "--quiet")
+    project.cli("link", "--dbt", DBT, *project.project_args(), "--quiet")
     return project
 
 
@@ -64,14 +64,21 @@ def test_write_then_dbt_test_passes_and_catches_an_orphan_tuple(linked, tmp_path
     database = tmp_path / "c.duckdb"  # its own copy: the orphan below must not reach the module's
     shutil.copyfile(linked.env["COMPOSITE_DUCKDB_PATH"], database)
     project = BuiltProject(dest, linked.target, {**linked.env, "COMPOSITE_DUCKDB_PATH": str(database)})
-    project.cli("write", *project.project_args())
+    project.cli("write", "--dbt", DBT, *project.project_args())
     written = (dest / "seeds" / "_rooms__schema_link.yml").read_text()
     assert "dbt_schema_link.schema_link_composite_relationship:" in written
     assert "columns: [floor, code]" in written and "fields: [floor, code]" in written
-    again = project.cli("write", *project.project_args())
+    again = project.cli("write", "--dbt", DBT, *project.project_args())
     assert "nothing to write" in again.stdout + again.stderr  # idempotent
     res, passed, errors = _dbt_test(project)
     assert (passed, errors) == (1, 0), res.stdout[-3000:]
+    # read back from the manifest: the written test is the link, inferred again (provenance written)
+    project.dbt("docs", "generate")
+    project.cli("link", "--dbt", DBT, *project.project_args(), "--quiet")
+    links, (link,) = _composites(project)
+    assert link.provenance.value == "written" and link.written_confidence == pytest.approx(0.978, abs=0.01)
+    assert not [k for k in links if not k.is_composite and k.child.relation == ROOMS and k.parent.relation == BINS]
+    assert project.cli("link", "--dbt", DBT, *project.project_args(), "--check", "--quiet").returncode == 0
     # floor 1 and code Z each exist; the tuple (1, Z) does not
     (dest / "seeds" / "rooms.csv").write_text(rooms_csv(orphan=True))
     project.dbt("seed")
@@ -95,3 +102,14 @@ def test_join_path_and_ask_join_on_both_columns(linked):
     answer = open_session(dirs, lexical=True).ask("total room area per bin capacity")
     joins = [j.on for j in answer.joins]
     assert "rooms.floor = bins.floor and rooms.code = bins.code" in joins, answer.to_dict()
+
+
+def test_composite_keys_can_be_turned_off(linked, tmp_path):
+    dest = tmp_path / "p"
+    shutil.copytree(linked.path, dest, symlinks=True)
+    project = BuiltProject(dest, linked.target, linked.env)
+    project.cli("link", "--dbt", DBT, *project.project_args(), "--quiet", "--set", "composite_max_columns=1")
+    links, composites = _composites(project)
+    assert composites == [] and links is not None
+    bad = project.cli("link", "--dbt", DBT, *project.project_args(), "--quiet", "--set", "composite_max_columns=4", check=False)
+    assert bad.returncode != 0 and "composite_max_columns" in bad.stderr and "Traceback" not in bad.stderr
