@@ -90,18 +90,24 @@ def candidates(features: Features, settings: DiscoverySettings,
             continue
         words = tokens(rel.relation.short_name)
         entity = concat(words[:-1] + (singular(words[-1]),)) if words else ""
-        # child relation -> {parent column index: (child column, exact name)}
+        # child relation -> {parent column index: (child column, exact name)}; a bare key name
+        # (`id`, `code`) names no entity: such a part is matched by name only when no child column
+        # names the parent (`race_id` for `race.id`)
         matches: dict[str, dict[int, tuple[ColInfo, bool]]] = {}
+        bare: dict[str, dict[int, tuple[ColInfo, bool]]] = {}
         for i, pc in enumerate(parts):
             for exact, name in ((True, pc.parts.norm), (False, entity + pc.parts.norm)):
                 for cc in by_name.get(name, ()):
                     if cc.rel is rel or skip(cc, pc):
                         continue
-                    slot = matches.setdefault(cc.rel.uid, {})
+                    slot = (bare if exact and pc.parts.generic else matches).setdefault(cc.rel.uid, {})
                     if i not in slot or (exact and not slot[i][1]):
                         slot[i] = (cc, exact)
         for uid, slot in sorted(matches.items()):
             _by_relation_name(slot, parts, features.relations[uid], settings)
+            for i, hit in bare.get(uid, {}).items():
+                if i not in slot and hit[0].key not in {c.key for c, _ in slot.values()}:
+                    slot[i] = hit
             if len(slot) < 2:
                 continue
             shared = sorted(slot)

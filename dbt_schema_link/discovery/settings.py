@@ -136,10 +136,10 @@ class DiscoverySettings:
     """At most this many composite candidates (child tuple, parent tuple) are checked in the
     warehouse, those with the fewest columns and the most parent rows first. Default 200."""
 
-    composite_min_name_match: float = _num(0.8, 0.0, 1.0)
+    composite_min_name_match: float = _num(0.5, 0.0, 1.0)
     """A composite key part no child column is named like is matched to the child column whose
     name names the parent relation at least this much (``Country`` for ``countries.CountryId``:
-    the name-pattern strength). Default 0.8, range [0, 1]."""
+    the name-pattern or fuzzy strength, as in a one-column link's name evidence). Default 0.5, range [0, 1]."""
 
     composite_min_containment: float = _num(0.98, 0.5, 1.0)
     """A composite link needs at least this share of the child's distinct tuples in the parent
