@@ -32,8 +32,11 @@ from dbt_schema_link.confidence import confidence_text
 from dbt_schema_link.errors import ArtifactError
 
 LINKS_FORMAT = "dbt_schema_link/links"
-#: 2: ``provenance`` and ``written_confidence`` on every link (1 had only ``kind``).
-LINKS_FORMAT_VERSION = 2
+#: 2: ``provenance`` and ``written_confidence`` on every link (1 had only ``kind``); 3: a composite
+#: key's further column pairs (``extra_pairs``), absent on single-column links.
+LINKS_FORMAT_VERSION = 3
+#: Versions this package reads: a version-2 file is a version-3 file without composite links.
+READABLE_LINKS_VERSIONS = frozenset({2, LINKS_FORMAT_VERSION})
 
 
 class LinkSetFormatError(ArtifactError):
@@ -246,6 +249,10 @@ class Link:
     """child -> parent: the child column's values reference the parent column (FK -> key).
 
     For LINEAGE links the child is the downstream copy and the parent the upstream column.
+    ``extra_pairs`` are a composite key's further (child column, parent column) pairs, in key
+    order after (``child``, ``parent``): ``room(floor, code) -> bin(floor, code)`` is child
+    ``room.floor``, parent ``bin.floor`` and ``extra_pairs`` ``((room.code, bin.code),)``; the tuple
+    of child columns references the parent's unique tuple (empty for a single-column link).
     ``collapsed`` lists the other (child, parent) pairs the same join holds between: the lineage
     copies of its two columns at every layer (staging, intermediate, marts), folded into it so the
     join is reported once.
@@ -265,6 +272,7 @@ class Link:
     #: scored by the names-only weight table (neither column was profiled); the breakdown in
     #: links.md picks its table by this, the rule ``scoring.score`` applies
     names_only: bool = False
+    extra_pairs: tuple[Pair, ...] = ()  # a composite key's further column pairs (see above)
 
     @property
     def kind(self) -> LinkKind:
@@ -278,6 +286,22 @@ class Link:
         """The link's own pair, then the pairs it holds between through lineage copies."""
         return ((self.child, self.parent),) + self.collapsed
 
+    @property
+    def is_composite(self) -> bool:
+        return bool(self.extra_pairs)
+
+    def column_pairs(self) -> tuple[Pair, ...]:
+        """Every (child column, parent column) pair of the key, in key order (one for a single column)."""
+        return ((self.child, self.parent),) + self.extra_pairs
+
+    def columns_text(self) -> str:
+        """``room(floor, code) -> bin(floor, code)``; ``room.floor -> bin.floor`` for one column."""
+        if not self.extra_pairs:
+            return f"{self.child} -> {self.parent}"
+        pairs = self.column_pairs()
+        return (f"{self.child.relation}({', '.join(c.column for c, _ in pairs)}) -> "
+                f"{self.parent.relation}({', '.join(p.column for _, p in pairs)})")
+
     def has(self, signal: Signal) -> bool:
         return any(e.signal is signal for e in self.evidence)
 
@@ -286,7 +310,8 @@ class Link:
 
     def sort_key(self) -> tuple:
         return (_KIND_ORDER[self.kind], self.child.relation, self.child.column.lower(),
-                self.parent.relation, self.parent.column.lower())
+                self.parent.relation, self.parent.column.lower(),
+                tuple((c.column.lower(), p.column.lower()) for c, p in self.extra_pairs))
 
     def to_json(self) -> dict[str, Any]:
         out = {
@@ -308,6 +333,8 @@ class Link:
             out["orphans"] = self.orphans.to_json()
         if self.names_only:  # only links scored without profiles carry it
             out["names_only"] = True
+        if self.extra_pairs:  # only composite links carry it
+            out["extra_pairs"] = [{"child": ref_json(c), "parent": ref_json(p)} for c, p in self.extra_pairs]
         return out
 
     @classmethod
@@ -328,6 +355,9 @@ class Link:
             written_confidence=None if written is None else float(written),
             orphans=Orphans.from_json(data["orphans"]) if data.get("orphans") else None,
             names_only=bool(data.get("names_only", False)),
+            extra_pairs=tuple(
+                (ref_from(c["child"]), ref_from(c["parent"])) for c in data.get("extra_pairs", ())
+            ),
         )
 
 
@@ -349,10 +379,11 @@ def parse_links_document(data: Any, where: str = "links file") -> Mapping[str, A
         raise LinkSetFormatError(f"{where} is not a {LINKS_FORMAT} document (missing or wrong 'format'): "
                                  f"run `dbt-schema-link link` again")
     version = data.get("format_version")
-    if version != LINKS_FORMAT_VERSION:
+    if version not in READABLE_LINKS_VERSIONS:
+        readable = ", ".join(str(v) for v in sorted(READABLE_LINKS_VERSIONS))
         raise LinkSetFormatError(
-            f"{where} has {LINKS_FORMAT} format_version {version!r}, this package reads version "
-            f"{LINKS_FORMAT_VERSION}: run `dbt-schema-link link` again"
+            f"{where} has {LINKS_FORMAT} format_version {version!r}, this package reads versions "
+            f"{readable}: run `dbt-schema-link link` again"
         )
     return data
 

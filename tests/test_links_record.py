@@ -57,3 +57,19 @@ def test_provenance_is_told_in_the_one_confidence_format():
     assert declared.provenance_text() == "declared, confidence 1.000"
     sql = Link(WRITTEN.child, WRITTEN.parent, Provenance.SQL, 0.9981, Cardinality.MANY_TO_ONE)
     assert sql.provenance_text() == "inferred and joined in the project's SQL, confidence 0.998"
+
+
+COMPOSITE = Link(ColumnRef("seed.p.rooms", "floor"), ColumnRef("seed.p.bins", "floor"), Provenance.INFERRED, 0.9777,
+                 Cardinality.MANY_TO_ONE, (Evidence(Signal.EXACT_CONTAINMENT, 1.0, "12 of 12 child tuples"),),
+                 extra_pairs=((ColumnRef("seed.p.rooms", "code"), ColumnRef("seed.p.bins", "code")),))
+
+
+def test_a_composite_link_keeps_its_further_pairs_and_an_older_file_still_reads(tmp_path):
+    (again,) = read_links_file(_file(tmp_path, [COMPOSITE.to_json()]))
+    assert again == COMPOSITE and again.is_composite
+    assert [(c.column, p.column) for c, p in again.column_pairs()] == [("floor", "floor"), ("code", "code")]
+    assert again.columns_text() == "seed.p.rooms(floor, code) -> seed.p.bins(floor, code)"
+    assert "extra_pairs" not in WRITTEN.to_json()  # one-column links are written as before
+    # a format-2 file (no composite links) is read as it was
+    (old,) = read_links_file(_file(tmp_path, [WRITTEN.to_json()], version=2))
+    assert old == WRITTEN and not old.is_composite and old.column_pairs() == ((WRITTEN.child, WRITTEN.parent),)

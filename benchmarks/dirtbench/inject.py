@@ -1,7 +1,7 @@
 """Dirty copies of a SQLite database: the same tables, names and declared FKs, dirtier values.
 
 Each variant injects one kind of dirt real warehouses have into every declared single-column FK it
-applies to (the dev corpus declares no composite FK; composite keys are not injected yet):
+applies to (the dev corpus declares no composite FK; `composite_keys` makes some):
 
 - `orphans`: 5-30% of a child's non-null rows (seeded per FK) point at parents that do not exist:
   a late-arriving dimension, about as many missing keys as that share of the child's distinct
@@ -15,8 +15,13 @@ applies to (the dev corpus declares no composite FK; composite keys are not inje
   the old keys spread across it, every child remapped), the parent padded with copies of its rows
   up to N, and two small-integer non-key columns (1..m, m <= 300) added to every child table: small
   integers any dense key range contains.
+- `composite_keys`: two keys merged into one composite key: a referenced integer key renumbered
+  1..k inside each of 2-4 partitions of at least two keys (a site, region, branch or zone code column added to the
+  parent), so neither the partition code nor the key is unique alone; every child gets the
+  partition column beside its FK column and the declared FK becomes (code, fk) -> (code, key).
+  The truth is then the source's pairs plus one pair per partition column.
 
-The declared FKs are written unchanged (names and pairs), so `ground_truth` of the dirty file is
+Except for `composite_keys`, the declared FKs are written unchanged (names and pairs), so `ground_truth` of the dirty file is
 the truth, equal to the source's. Primary keys are not declared in the copy (remapping may make a
 key column repeat); nothing downstream reads them (the DuckDB copy has no constraints either).
 Every choice comes from `random.Random` seeded by (seed, variant, database, object): the same seed
@@ -28,7 +33,7 @@ from __future__ import annotations
 import random
 import re
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 
@@ -41,6 +46,7 @@ class Variant(str, Enum):
     DRIFTED_TYPES = "drifted_types"
     TINY_DIMENSIONS = "tiny_dimensions"
     DENSE_SURROGATES = "dense_surrogates"
+    COMPOSITE_KEYS = "composite_keys"
 
 
 #: Orphan share of a child's non-null rows, drawn uniformly per FK.
@@ -55,6 +61,13 @@ DENSE_RANGE = (2000, 12000)
 SMALL_INT_MAX = (4, 300)
 #: Neutral measure-like names for the added small-integer columns (names of no relation).
 SMALL_INT_NAMES = ("line_number", "quantity", "sequence_number", "page_count", "step_count", "slot_number")
+
+#: Partitions a composite key's first column splits a parent's rows into, drawn per parent.
+PARTITIONS = (2, 4)
+#: A composite key is made only from a parent with at least this many rows.
+COMPOSITE_FROM_ROWS = 4
+#: Names of the partition column (the first one no table involved has is taken).
+PARTITION_NAMES = ("site_code", "region_code", "branch_code", "zone_code")
 
 _INT = re.compile(r"[+-]?\d+")
 
@@ -315,11 +328,64 @@ def _add_small_ints(t: TableData, rng: random.Random) -> list[str]:
     return added
 
 
+# --- composite keys ---------------------------------------------------------------------------
+def inject_composite_keys(d: Dirty, seed: int) -> None:
+    fk_children = {(fk.child_table, c) for fk in d.schema.foreign_keys for c in fk.child_columns}
+    groups = list(d.schema.foreign_keys)
+    for ptable, fks in _eligible_parents(d).items():
+        parent = d.tables[ptable]
+        columns = {fk.parent_columns[0] for fk in fks}
+        children = [fk.child_table for fk in fks]
+        if len(columns) != 1 or len(parent.rows) < COMPOSITE_FROM_ROWS or len(set(children)) != len(children):
+            continue  # one key, enough rows, and one FK per child (one partition column each)
+        (pcol,) = columns
+        keys = [as_int(v) for v in parent.values(pcol)]
+        if None in keys or len(set(keys)) != len(keys) or (ptable, pcol) in fk_children:
+            continue  # not an integer key, or itself a foreign key
+        taken = {c.lower() for t in [ptable, *children] for c in d.tables[t].columns}
+        name = next((n for n in PARTITION_NAMES if n not in taken), None)
+        if name is None:
+            continue
+        rng = _rng(seed, Variant.COMPOSITE_KEYS, d.schema.name, ptable)
+        # every partition holds at least two keys: neither the code nor the renumbered key is unique alone
+        codes = [chr(ord("A") + i) for i in range(min(rng.randint(*PARTITIONS), len(keys) // 2))]
+        order = sorted(keys)
+        rng.shuffle(order)
+        mapping: dict[int, tuple[str, int]] = {}
+        for n, k in enumerate(order):
+            mapping[k] = (codes[n % len(codes)], n // len(codes) + 1)
+        pi = parent.index(pcol)
+        for r in parent.rows:
+            code, number = mapping[as_int(r[pi])]
+            r[pi] = number
+            r.append(code)
+        parent.types[pi] = "INTEGER"
+        parent.columns.append(name)
+        parent.types.append("TEXT")
+        parent.not_null.append(True)
+        for fk in fks:
+            child = d.tables[fk.child_table]
+            ci = child.index(fk.child_columns[0])
+            child.columns.append(name)
+            child.types.append("TEXT")
+            child.not_null.append(False)
+            for r in child.rows:
+                hit = mapping.get(as_int(r[ci])) if r[ci] is not None else None
+                r.append(hit[0] if hit else None)
+                if hit:
+                    r[ci] = hit[1]
+            groups[groups.index(fk)] = ForeignKeyGroup(fk.child_table, (name, fk.child_columns[0]), ptable,
+                                                       (name, pcol))
+        d.notes.append(f"{ptable}({name}, {pcol}): {len(codes)} partitions, {len(fks)} FKs made composite")
+    d.schema = replace(d.schema, foreign_keys=tuple(groups))
+
+
 INJECT = {
     Variant.ORPHANS: inject_orphans,
     Variant.DRIFTED_TYPES: inject_drifted_types,
     Variant.TINY_DIMENSIONS: inject_tiny_dimensions,
     Variant.DENSE_SURROGATES: inject_dense_surrogates,
+    Variant.COMPOSITE_KEYS: inject_composite_keys,
 }
 
 

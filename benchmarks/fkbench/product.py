@@ -34,14 +34,21 @@ def _table_column(ref: dict) -> tuple[str, str]:
     return (table, ref["column"])
 
 
+def _column_pairs(link: dict) -> list[tuple[tuple[str, str], tuple[str, str]]]:
+    """(child, parent) of a link, then a composite key's further pairs (`extra_pairs`, links.json
+    v3): the ground truth has one FK per column pair, so each pair of a composite key counts."""
+    first = (_table_column(link["child"]), _table_column(link["parent"]))
+    return [first] + [(_table_column(x["child"]), _table_column(x["parent"])) for x in link.get("extra_pairs", ())]
+
+
 def found_pairs(links_json: dict) -> set[Pair]:
     """Joins the product found: unordered (table, column) pairs, lineage links left out.
 
     Expects `{"links": [{"child": {"relation": "source.<project>.<source>.<table>", "column": c},
-    "parent": {...}, "kind": "inferred" | "declared" | "lineage", ...}]}`.
+    "parent": {...}, "kind": "inferred" | "declared" | "lineage", "extra_pairs": [...], ...}]}`.
     """
-    return {pair(_table_column(link["child"]), _table_column(link["parent"]))
-            for link in links_json.get("links", []) if link.get("kind") not in EXCLUDED_KINDS}
+    return {pair(child, parent) for link in links_json.get("links", []) if link.get("kind") not in EXCLUDED_KINDS
+            for child, parent in _column_pairs(link)}
 
 
 @dataclass(frozen=True)
@@ -76,11 +83,11 @@ def found_links(links_json: dict) -> list[FoundLink]:
     for link in links_json.get("links", []):
         if link.get("kind") in EXCLUDED_KINDS:
             continue
-        child, parent = _table_column(link["child"]), _table_column(link["parent"])
         evidence = {e["signal"]: (float(e.get("strength", 0.0)), float(e.get("contribution", 0.0)))
                     for e in link.get("evidence", [])}
-        out.append(FoundLink(pair(child, parent), child, parent, str(link.get("kind")),
-                             float(link.get("confidence", 0.0)), evidence))
+        for child, parent in _column_pairs(link):  # a composite key: one labelled item per pair
+            out.append(FoundLink(pair(child, parent), child, parent, str(link.get("kind")),
+                                 float(link.get("confidence", 0.0)), evidence))
     return out
 
 

@@ -40,7 +40,11 @@ _COLUMN_REF = _object({"unique_id": _STR, "name": _STR, "column": _STR})
 _EVIDENCE = _object({"signal": _STR, "strength": _NUM, "contribution": _NUM, "detail": _STR})
 _LINK_PROPS = {
     "child": _COLUMN_REF, "parent": _COLUMN_REF,
-    "on": {"type": "string", "description": "SQL join condition, child.column = parent.column"},
+    "on": {"type": "string", "description": "SQL join condition, child.column = parent.column (a composite "
+                                            "key: one comparison per column, joined with `and`)"},
+    "composite": {"type": "array", "items": {"type": "object", "properties": {
+        "child_column": {"type": "string"}, "parent_column": {"type": "string"}}},
+        "description": "a composite key's further column pairs after child/parent (empty for one column)"},
     "kind": {"type": "string", "description": "declared, inferred or lineage (coarse)"},
     "provenance": {"type": "string", "enum": [p.value for p in Provenance],
                    "description": "declared (a person's test, constraint or entity), written (a test dbt-schema-link "
@@ -60,8 +64,11 @@ _PICKED_COLUMN = _object({"name": _STR, "data_type": _OPT_STR, "score": _NUM, "r
 _PICKED_RELATION = _object({"unique_id": _STR, "name": _STR, "model": _STR, "relation_name": _STR, "score": _NUM,
                             "reasons": _STRINGS, "bridge": {"type": "boolean"},
                             "columns": {"type": "array", "items": _PICKED_COLUMN}})
+#: a composite key's further column pairs (empty for one column); `on` compares every pair
+_COMPOSITE = {"type": "array", "items": _object({"child_column": _STR, "parent_column": _STR})}
 _JOIN = _object({"child": _COLUMN_REF, "parent": _COLUMN_REF, "on": _STR, "kind": _STR, "provenance": _STR,
-                 "confidence": _NUM, "written_confidence": {"type": ["number", "null"]}, "note": _STR})
+                 "composite": _COMPOSITE, "confidence": _NUM, "written_confidence": {"type": ["number", "null"]},
+                 "note": _STR})
 
 FIND_SCHEMA = ToolSpec(
     ToolName.FIND_SCHEMA, "Find the schema a question needs",

@@ -212,6 +212,11 @@ def _declared_from_tests(manifest: dict, relations: dict[str, Relation]) -> list
         if node.get("resource_type") != "test":
             continue
         meta = _dict(node.get("test_metadata"))
+        if _str(meta.get("name")) == COMPOSITE_TEST:
+            composite = _declared_composite(node, relations)
+            if composite is not None:
+                links.append(composite)
+            continue
         origin = _RELATIONSHIP_TESTS.get(_str(meta.get("name")))
         if origin is None:
             written = _written_data_test(node, relations)
@@ -230,6 +235,36 @@ def _declared_from_tests(manifest: dict, relations: dict[str, Relation]) -> list
             links.append(DeclaredLink(child, parent, origin, _opt_str(node.get("unique_id")), written is not None,
                                       _written_confidence(written)))
     return links
+
+
+#: The package's composite relationships test (macros/schema_link_composite_relationship.sql).
+COMPOSITE_TEST = "schema_link_composite_relationship"
+
+
+def _declared_composite(node: dict, relations: dict[str, Relation]) -> DeclaredLink | None:
+    """A composite relationships test as one link: its first column pair, then ``extra_pairs``."""
+    kwargs = _dict(_dict(node.get("test_metadata")).get("kwargs"))
+    parent_id = resolve_target(kwargs.get("to"), relations, _str(node.get("package_name")))
+    child_id = _test_child(node, relations, parent_id)
+    columns = _list(kwargs.get("columns")) or [kwargs.get("column_name") or node.get("column_name")]
+    fields = _list(kwargs.get("fields"))
+    if not columns or len(columns) != len(fields):
+        return None
+    pairs = [(_column_ref(relations, child_id, _unquoted(c)), _column_ref(relations, parent_id, _unquoted(f)))
+             for c, f in zip(columns, fields)]
+    if any(c is None or p is None for c, p in pairs):
+        return None
+    written = _generated(node)
+    (child, parent), *extra = pairs
+    return DeclaredLink(child, parent, LinkOrigin.RELATIONSHIPS_TEST, _opt_str(node.get("unique_id")),
+                        written is not None, _written_confidence(written), tuple(extra))
+
+
+def _unquoted(name: Any) -> Any:
+    """A column name as a test's SQL may quote it (``"Floor"``, backticks), unquoted."""
+    if isinstance(name, str) and len(name) >= 2 and name[0] == name[-1] and name[0] in "\"`":
+        return name[1:-1]
+    return name
 
 
 #: The meta key `dbt-schema-link write` puts on every test it generates.

@@ -111,6 +111,8 @@ class DeclaredLink:
     source_id: str | None = None  # the test / semantic model unique_id that declares it
     written: bool = False  # a test `dbt-schema-link write` generated (its meta carries `schema_link`)
     written_confidence: float | None = None  # the confidence `write` recorded in that meta
+    #: a composite key's further (child, parent) column pairs (the package's composite test)
+    extra_pairs: tuple[tuple[ColumnRef, ColumnRef], ...] = ()
 
 
 @dataclass

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 
 from dbt_schema_link.artifacts.records import ColumnRef, Project
+from dbt_schema_link.discovery import composite
 from dbt_schema_link.discovery.candidates import generate
 from dbt_schema_link.discovery.declared import declared_links, mark_written
 from dbt_schema_link.discovery.domains import UnionFind
@@ -24,7 +25,7 @@ from dbt_schema_link.discovery.evaluate import Scored, cap_per_child, evaluate, 
 from dbt_schema_link.discovery.evidence import RelationMatches, containment_estimates
 from dbt_schema_link.discovery.features import ColInfo, build_features
 from dbt_schema_link.discovery.lineage import assign_domains, carry_along_lineage, lineage_members, links_from_lineage
-from dbt_schema_link.discovery.records import LinkSet, Provenance, StageTimings
+from dbt_schema_link.discovery.records import Link, LinkKind, LinkSet, Provenance, StageTimings
 from dbt_schema_link.discovery.rejections import rejections
 from dbt_schema_link.discovery.render import SqlPath
 from dbt_schema_link.discovery.selection import select
@@ -43,14 +44,16 @@ Verifier = Callable[[Sequence[Pair]], Mapping[Pair, ContainmentResult]]
 def discover(project: Project, profiles: ProfileSet | None, settings: DiscoverySettings | None = None,
              verify: Verifier | None = None,
              progress: Callable[[str], None] | None = None,
-             inspect: Callable[[Sequence[Scored]], None] | None = None) -> LinkSet:
+             inspect: Callable[[Sequence[Scored]], None] | None = None,
+             verify_tuples: composite.TupleVerifier | None = None) -> LinkSet:
     """Find how the project's relations join.
 
     ``profiles`` (``None``: names, types, SQL and declared links only) come from the
     ``link_schemas`` macro; ``verify`` (``None``: no exact checks) measures exact containment of
     (child, parent) pairs in the warehouse and is called once, with at most
     ``settings.max_verify_total`` pairs; ``progress`` receives one-line messages; ``inspect``
-    (for calibration and debugging) receives every scored candidate pair once. Pure otherwise:
+    (for calibration and debugging) receives every scored candidate pair once; ``verify_tuples``
+    (``None``: no composite keys) measures composite key candidates (:mod:`.composite`). Pure otherwise:
     the same inputs give the same :class:`LinkSet`. See the module docstring for the stages.
     """
     settings = settings or DiscoverySettings()
@@ -79,8 +82,10 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
     # -- dbt facts: declared links, SQL joins and lineage -----------------------------------
     # Tests `write` generated are not declarations: they are inferred from the data again below
     # and keep their provenance (a written link is never promoted to declared).
-    written = [d for d in project.declared_links if d.written]
-    declared = declared_links([d for d in project.declared_links if not d.written], features)
+    composite_declared = [d for d in project.declared_links if d.extra_pairs]  # composite tests (.composite)
+    singles = [d for d in project.declared_links if not d.extra_pairs]
+    written = [d for d in singles if d.written]
+    declared = declared_links([d for d in singles if not d.written], features)
     lap("declared links")
     facts = extract_sql_facts(project) if settings.use_sql else SqlFacts()
     for ref in facts.aggregates:
@@ -165,9 +170,14 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
     if inspect is not None:
         inspect(list(scored.values()))
     # -- selection, lineage collapse, domains -----------------------------------------------
-    inferred = select(scored, settings, lineage_uf)
-    rejected = rejections(scored, settings, inferred, lineage_uf)
-    inferred, unsupported = mark_written(inferred, written, scored, features)
+    inferred, rejected = _select(scored, settings, lineage_uf)
+    composites: list[Link] = []  # kept beside lineage carrying and value domains (one column each)
+    if verify_tuples is not None and features.k:
+        composites, checked = composite.composite_links(features, settings, verify_tuples, skip)
+        counts["composite_checked"], counts["composite_links"] = checked, len(composites)
+    composites = composite.reconcile(composites, composite_declared)
+    inferred = composite.without_parts(inferred, composites)
+    inferred, unsupported = _mark_written(inferred, written, scored, features)
     if unsupported:
         counts["written_unsupported"] = unsupported
         notes.append(f"{unsupported} link(s) written by dbt-schema-link are not inferred from the data any more "
@@ -179,9 +189,10 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
              for link in declared + inferred]
     links = joins + lineage_links
     links, domains = assign_domains(links, features, lineage_uf)
+    links += composites
     lap("lineage and domains")
-    counts["declared_links"] = len(declared)
-    counts["inferred_links"] = len(inferred)
+    counts["declared_links"] = len(declared) + sum(1 for link in composites if link.kind is LinkKind.DECLARED)
+    counts["inferred_links"] = len(inferred) + sum(1 for link in composites if link.kind is LinkKind.INFERRED)
     if written:
         counts["written_links"] = sum(1 for link in inferred if link.provenance is Provenance.WRITTEN)
     counts["lineage_links"] = len(lineage_links)

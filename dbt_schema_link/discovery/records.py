@@ -1,7 +1,7 @@
 """Typed results of join discovery: value domains, rejections, the LinkSet and its JSON. The link
 record and its evidence are :mod:`dbt_schema_link.links` (re-exported here).
 
-The JSON form is versioned (``{"format": "dbt_schema_link/links", "format_version": 2}``) and
+The JSON form is versioned (``{"format": "dbt_schema_link/links", "format_version": 3}``) and
 deterministic: links, evidence and domains are sorted, floats rounded, so golden files are stable.
 """
 

@@ -46,15 +46,20 @@ def render_markdown(links: LinkSet, project: Project | None = None, title: str |
         out.append("| child | parent | confidence | provenance | cardinality | evidence |")
         out.append("|---|---|---:|---|---|---|")
         for link in inferred:
+            child, parent = _ends(link, _ref)
             out.append(
-                f"| `{_ref(link.child)}` | `{_ref(link.parent)}` | {confidence_text(link.confidence)} | "
+                f"| `{child}` | `{parent}` | {confidence_text(link.confidence)} | "
                 f"{_cell(link.provenance_text())} | {link.cardinality.value} | {_cell(_evidence_summary(link))} |"
             )
         out.append("")
         out += ["### Why", ""]
         for link in inferred:
-            out.append(f"- `{_ref(link.child)}` -> `{_ref(link.parent)}` ({confidence_text(link.confidence)}): "
+            child, parent = _ends(link, _ref)
+            out.append(f"- `{child}` -> `{parent}` ({confidence_text(link.confidence)}): "
                        f"{_cell(breakdown(link.evidence, measured=not link.names_only))}")
+            if link.is_composite:
+                out.append(f"  - composite key of {len(link.column_pairs())} columns: the child's tuple references "
+                           "the parent's unique tuple (written as a schema_link_composite_relationship test)")
             for e in link.evidence:
                 out.append(f"  - {e.signal.value} ({e.strength:+.2f}): {_cell(e.detail)}")
             if link.orphans is not None:
@@ -134,6 +139,19 @@ def _namer(project: Project | None) -> Callable[[ColumnRef], str]:
             for uid in uids:  # fall back to the node name / unique id where short names clash
                 names[uid] = name if len(uids) == 1 else project.relations[uid].name
     return lambda ref: f"{names.get(ref.relation, ref.relation)}.{ref.column}"
+
+
+def _ends(link: Link, ref: Callable[[ColumnRef], str]) -> tuple[str, str]:
+    """``rooms.floor`` / ``bins.floor``; a composite key as ``rooms(floor, code)`` / ``bins(floor, code)``."""
+    if not link.is_composite:
+        return ref(link.child), ref(link.parent)
+    pairs = link.column_pairs()
+
+    def side(cols: list[ColumnRef]) -> str:
+        relation = ref(cols[0]).rsplit(".", 1)[0]
+        return f"{relation}({', '.join(c.column for c in cols)})"
+
+    return side([c for c, _ in pairs]), side([p for _, p in pairs])
 
 
 def _evidence_summary(link: Link) -> str:

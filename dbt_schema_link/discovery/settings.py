@@ -129,6 +129,23 @@ class DiscoverySettings:
     max_verify_total: int = _num(2000, 0, 10_000_000)
     """At most this many pairs in all are sent to exact verification. Default 2000."""
 
+    composite_max_columns: int = _num(3, 1, 3)
+    """Composite keys: a child column tuple may reference a unique tuple of at most this many
+    parent columns (``room(floor, code) -> bin(floor, code)``). 1: no composite keys. Default 3."""
+
+    composite_max_candidates: int = _num(200, 0, 100_000)
+    """At most this many composite candidates (child tuple, parent tuple) are checked in the
+    warehouse, those with the fewest columns and the most parent rows first. Default 200."""
+
+    composite_min_name_match: float = _num(0.5, 0.0, 1.0)
+    """A composite key part no child column is named like is matched to the child column whose
+    name names the parent relation at least this much (``Country`` for ``countries.CountryId``:
+    the name-pattern or fuzzy strength, as in a one-column link's name evidence). Default 0.5, range [0, 1]."""
+
+    composite_min_containment: float = _num(0.98, 0.5, 1.0)
+    """A composite link needs at least this share of the child's distinct tuples in the parent
+    (and the parent tuple unique). Default 0.98, range [0.5, 1]."""
+
     verify_min_confidence: float = _num(0.2, 0.0, 1.0)
     """Pairs scoring below this before verification are not verified. Default 0.2, [0, 1]."""
 

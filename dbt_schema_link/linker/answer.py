@@ -95,6 +95,8 @@ class JoinPick:
     confidence: float
     written_confidence: float | None = None
     contradicted: str | None = None  # not a link: names join, the data refutes it (EdgeDoc.contradicted)
+    #: a composite key's further (child column, parent column) names, compared with ``and``
+    extra_columns: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def of(cls, edge_id: int, corpus: Any) -> "JoinPick":
@@ -102,12 +104,14 @@ class JoinPick:
         edge = corpus.edges[edge_id]
         cc, pc = corpus.columns[edge.child], corpus.columns[edge.parent]
         cr, pr = corpus.relations[cc.relation], corpus.relations[pc.relation]
+        extra = tuple((corpus.columns[c].name, corpus.columns[p].name) for c, p in edge.extra)
         return cls(edge_id, cr.unique_id, cr.identifier, cc.name, pr.unique_id, pr.identifier, pc.name,
-                   edge.provenance, edge.confidence, edge.written_confidence, edge.contradicted)
+                   edge.provenance, edge.confidence, edge.written_confidence, edge.contradicted, extra)
 
     @property
     def on(self) -> str:
-        return f"{self.child_name}.{self.child_column} = {self.parent_name}.{self.parent_column}"
+        pairs = ((self.child_column, self.parent_column),) + self.extra_columns
+        return " and ".join(f"{self.child_name}.{c} = {self.parent_name}.{p}" for c, p in pairs)
 
     @property
     def note(self) -> str:
@@ -125,6 +129,7 @@ class JoinPick:
         return {"child": {"unique_id": self.child_uid, "name": self.child_name, "column": self.child_column},
                 "parent": {"unique_id": self.parent_uid, "name": self.parent_name, "column": self.parent_column},
                 "on": self.on, "kind": self.provenance.kind.value, "provenance": self.provenance.value,
+                "composite": [{"child_column": c, "parent_column": p} for c, p in self.extra_columns],
                 "confidence": confidence_value(self.confidence),
                 "written_confidence": None if self.written_confidence is None else confidence_value(self.written_confidence),
                 "contradicted": self.contradicted, "note": self.note}

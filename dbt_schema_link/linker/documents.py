@@ -155,10 +155,16 @@ class EdgeDoc:
     provenance: Provenance
     confidence: float
     written_confidence: float | None = None
-    #: Not a link: the names join these columns and the data refutes it (links.json's
-    #: "named, contradicted by data" rejection). Join completion takes such an edge only when no
+    #: Not a link: the names (or SQL) join these columns and the data refutes it (links.json's
+    #: containment rejections: "named, contradicted by data", "values fall short"). Join completion takes such an edge only when no
     #: link connects the relations, and the answer says so; `confidence` is the names-only score.
     contradicted: str | None = None
+    #: a composite key's further (child column, parent column) index pairs (``Link.extra_pairs``)
+    extra: tuple[tuple[int, int], ...] = ()
+
+    def column_pairs(self) -> tuple[tuple[int, int], ...]:
+        """Every column pair the join compares: one, or each part of a composite key."""
+        return ((self.child, self.parent),) + self.extra
 
 
 #: Of two links on one column pair, the index keeps the surer kind first: a person's declaration,
@@ -174,7 +180,7 @@ class ProjectInput:
     project: Project
     profiles: ProfileSet | None = None
     links: list[Link] = field(default_factory=list)
-    contradicted: list[Rejection] = field(default_factory=list)  # Trap.CONTRADICTED pairs
+    contradicted: list[Rejection] = field(default_factory=list)  # joins the values refute (linkfile.contradicted_pairs)
 
 
 @dataclass
@@ -308,11 +314,15 @@ def build_corpus(inputs: list[ProjectInput], group_by: str = "auto", min_shards:
                 parent = col_index.get((pos, p.relation, p.column.lower()))
                 if child is None or parent is None or columns[child].relation == columns[parent].relation:
                     continue
+                extra = tuple((col_index.get((pos, ec.relation, ec.column.lower())),
+                               col_index.get((pos, ep.relation, ep.column.lower()))) for ec, ep in link.extra_pairs)
+                if any(a is None or b is None for a, b in extra):
+                    continue  # a composite key with a column the index does not hold: no edge
                 old = best.get((child, parent))
                 rank = (_PROVENANCE_RANK[link.provenance], link.confidence)
                 if old is None or rank > (_PROVENANCE_RANK[old.provenance], old.confidence):
                     best[(child, parent)] = EdgeDoc(child, parent, link.provenance, link.confidence,
-                                                    link.written_confidence)
+                                                    link.written_confidence, extra=extra)
         for r in inp.contradicted:
             child = col_index.get((pos, r.child.relation, r.child.column.lower()))
             parent = col_index.get((pos, r.parent.relation, r.parent.column.lower()))

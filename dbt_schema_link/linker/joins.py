@@ -57,8 +57,7 @@ class JoinStage:
         idx = self.index
         keys: dict[int, list[int]] = {r: [] for r in chosen}
         for e in tree:
-            edge = idx.graph.edges[e]
-            for c in (edge.child, edge.parent):
+            for c in (c for pair in idx.graph.edges[e].column_pairs() for c in pair):
                 r = int(idx.col_relation[c])
                 if c not in keys[r]:
                     keys[r].append(c)
@@ -68,6 +67,6 @@ class JoinStage:
         """Both key columns of every edge of the tree."""
         out: set[int] = set()
         for e in tree:
-            edge = self.index.graph.edges[e]
-            out.update((edge.child, edge.parent))
+            for pair in self.index.graph.edges[e].column_pairs():
+                out.update(pair)
         return out

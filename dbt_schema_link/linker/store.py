@@ -52,7 +52,7 @@ from dbt_schema_link.links import Provenance
 
 INDEX_FORMAT = "dbt_schema_link/index"
 INDEX_VERSION = 4  # 2: edges carry provenance and the written confidence; 3: who wrote each description;
-#   4: "named, contradicted by data" edges
+#   4: edges the data refutes ("named, contradicted by data") and composite keys' further pairs
 #: Texts per `encode` call when indexing (the progress step).
 EMBED_BATCH = 4096
 
@@ -147,7 +147,8 @@ class LinkIndex:
         keyed = np.zeros(len(corpus.columns), dtype=bool)
         for e in corpus.edges:
             if e.contradicted is None:  # a refuted pair's columns are no join keys
-                keyed[e.child] = keyed[e.parent] = True
+                for child, parent in e.column_pairs():
+                    keyed[child] = keyed[parent] = True
         self.col_is_key = keyed | self.col_is_pk
         self.col_is_label = np.fromiter((_is_label(c.name) for c in corpus.columns), dtype=bool, count=len(corpus.columns))
         self.group_rel_count = np.bincount(self.rel_group, minlength=len(corpus.groups)) if n else np.zeros(0, int)
@@ -322,8 +323,8 @@ def save_index(index: LinkIndex, index_dir: Path) -> None:
         "columns": [[col.relation, col.name, col.data_type, col.description, col.tags, col.values, col.is_pk,
                      col.origin.value] for col in c.columns],
         "groups": [asdict(g) for g in c.groups],
-        "edges": [[e.child, e.parent, e.provenance.value, e.confidence, e.written_confidence, e.contradicted]
-                  for e in c.edges],
+        "edges": [[e.child, e.parent, e.provenance.value, e.confidence, e.written_confidence, e.contradicted,
+                   [list(x) for x in e.extra]] for e in c.edges],
         "col_keys": index.col_keys,
         "rel_keys": index.rel_keys,
         "col_vocab": index.col_lex.vocab_list(),
@@ -369,7 +370,8 @@ def load_index(index_dir: Path) -> LinkIndex:
         columns = [ColumnDoc(relation=c[0], name=c[1], data_type=c[2], description=c[3], tags=c[4], values=c[5],
                              is_pk=c[6], origin=c[7]) for c in docs["columns"]]
         groups = [GroupDoc(**g) for g in docs["groups"]]
-        edges = [EdgeDoc(e[0], e[1], Provenance(e[2]), e[3], e[4], e[5]) for e in docs["edges"]]
+        edges = [EdgeDoc(e[0], e[1], Provenance(e[2]), e[3], e[4], e[5], tuple((a, b) for a, b in e[6]))
+                 for e in docs["edges"]]
         corpus = Corpus(relations, columns, groups, edges)
         col_vectors = rel_vectors = None
         if meta.get("model"):

@@ -19,6 +19,7 @@ from dbt_schema_link.profiling.records import (
     ContainmentResult,
     RelationProfile,
     SampleMethod,
+    TupleContainmentResult,
 )
 from dbt_schema_link.profiling.sketch import densify, parse_buckets, sparse_text
 from dbt_schema_link.dbt_runner import LogMessage, parse_log_line  # noqa: F401 - re-exported
@@ -42,7 +43,7 @@ class MinhashFormat(enum.Enum):
 
 #: Bounds a hostile or corrupt `minhash_buckets` before anything is allocated for it.
 MAX_MINHASH_BUCKETS = 4096
-_KINDS = ("begin", "relation", "containment", "end")
+_KINDS = ("begin", "relation", "containment", "tuple_containment", "end")
 
 
 @dataclass
@@ -50,6 +51,7 @@ class Envelope:
     header: dict[str, Any] | None = None
     relations: list[dict[str, Any]] = field(default_factory=list)
     containment: list[dict[str, Any]] = field(default_factory=list)
+    tuples: list[dict[str, Any]] = field(default_factory=list)  # `tuple_containment` lines
     end: dict[str, Any] | None = None
 
     @property
@@ -83,6 +85,8 @@ def feed(envelope: Envelope, msg: str) -> str | None:
         envelope.relations.append(body)
     elif kind == "containment":
         envelope.containment.append(body)
+    elif kind == "tuple_containment":
+        envelope.tuples.append(body)
     else:
         envelope.end = body
     return kind
@@ -245,6 +249,23 @@ def containment_result(raw: dict[str, Any]) -> ContainmentResult:
         child_distinct=_count(raw.get("child_distinct")),
         matched=_count(raw.get("matched")),
         orphan_rows=_opt_count(raw.get("orphan_rows")),
+    )
+
+
+def tuple_containment_result(raw: dict[str, Any]) -> TupleContainmentResult:
+    def names(value: Any) -> tuple[str, ...]:
+        return tuple(str(v) for v in value) if isinstance(value, list) else ()
+
+    return TupleContainmentResult(
+        child=str(raw.get("child", "")),
+        child_columns=names(raw.get("child_columns")),
+        parent=str(raw.get("parent", "")),
+        parent_columns=names(raw.get("parent_columns")),
+        child_distinct=_count(raw.get("child_distinct")),
+        matched=_count(raw.get("matched")),
+        orphan_rows=_count(raw.get("orphan_rows")),
+        parent_rows=_count(raw.get("parent_rows")),
+        parent_distinct=_count(raw.get("parent_distinct")),
     )
 
 

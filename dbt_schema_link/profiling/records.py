@@ -103,6 +103,31 @@ class ContainmentResult:
         return self.matched / self.child_distinct if self.child_distinct else 0.0
 
 
+@dataclass(frozen=True)
+class TupleContainmentResult:
+    """Exact containment of a child column tuple in a parent's (macro schema_link_tuple_containment),
+    and whether the parent tuple is a unique key: the parent's rows all hold distinct tuples with
+    no NULL part."""
+
+    child: str
+    child_columns: tuple[str, ...]
+    parent: str
+    parent_columns: tuple[str, ...]
+    child_distinct: int  # distinct child tuples with no NULL part
+    matched: int  # of them, found among the parent's tuples
+    orphan_rows: int  # child rows whose tuple the parent lacks
+    parent_rows: int
+    parent_distinct: int  # distinct parent tuples with no NULL part
+
+    @property
+    def containment(self) -> float:
+        return self.matched / self.child_distinct if self.child_distinct else 0.0
+
+    @property
+    def parent_unique(self) -> bool:
+        return self.parent_rows > 0 and self.parent_distinct == self.parent_rows
+
+
 @dataclass
 class ProfileSet:
     adapter: str

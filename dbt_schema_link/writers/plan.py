@@ -9,7 +9,7 @@ from typing import Sequence
 from dbt_schema_link.artifacts.records import LinkOrigin, Project, Relation
 from dbt_schema_link.confidence import confidence_text
 from dbt_schema_link.errors import YamlWriteError
-from dbt_schema_link.writers import column_docs, constraints, relationships
+from dbt_schema_link.writers import column_docs, composite_tests, constraints, relationships
 from dbt_schema_link.writers.column_types import type_clash
 from dbt_schema_link.writers.doc_records import DocsInput
 from dbt_schema_link.writers.doc_writes import DocsRun, plan_docs_after_links, plan_docs_before_links
@@ -71,6 +71,9 @@ def plan_writes(project: Project, links: Sequence[AcceptedLink], options: WriteO
     for link in accepted:
         if link in own:
             _write_link(ws, project, project_dir, link, syntax, options, state, declared, documented, plan)
+        elif options.tests and link.extra_pairs:
+            plan.skipped.append(Skipped(link, "test", "a composite key on an installed package's relation is not "
+                                                      "written (only the root project's YAML takes its test)"))
         elif options.tests:
             write_package_test(ws, project, project_dir, link, options, state, declared, plan)
     if run is not None:
@@ -78,7 +81,7 @@ def plan_writes(project: Project, links: Sequence[AcceptedLink], options: WriteO
     if options.semantic_models is not SemanticSpec.NONE:
         from dbt_schema_link.writers.semantic_models import write_entities
 
-        write_entities(ws, project, project_dir, own, syntax, options, state, plan)
+        write_entities(ws, project, project_dir, [k for k in own if not k.extra_pairs], syntax, options, state, plan)
     changes, refusals, additions = ws.finish()
     plan.changes = changes
     plan.refusals = refusals
@@ -152,7 +155,7 @@ def _write_link(ws: Workspace, project: Project, project_dir: Path, link: Accept
         add_test = options.tests and not clash and _want_test(link, parent, column, project, state, declared, plan)
         doc_key = column_key(link.child)
         add_desc = add_meta = False
-        if options.column_docs and link.child.key() not in documented:
+        if options.column_docs and not link.extra_pairs and link.child.key() not in documented:
             documented.add(link.child.key())
             manifest_col = child.column(link.child.column)
             add_desc = not column_docs.has_description(column) and not (manifest_col and manifest_col.description.strip())
@@ -172,7 +175,7 @@ def _write_link(ws: Workspace, project: Project, project_dir: Path, link: Accept
             if unquotable:
                 plan.skipped.append(Skipped(link, "test", unquotable))
                 add_test = False
-        add_fk = options.constraints and not clash and constraints.wanted(link, child, parent, entry, column, syntax, state, plan)
+        add_fk = options.constraints and not clash and not link.extra_pairs and constraints.wanted(link, child, parent, entry, column, syntax, state, plan)
         if not (add_test or add_desc or add_meta or add_fk):
             return
         entry = ensure_entry(yfile, child)
@@ -190,9 +193,14 @@ def _write_link(ws: Workspace, project: Project, project_dir: Path, link: Accept
                 # dbt puts the column's name into the test's SQL as is unless `quote: true`
                 yfile.editable(column)
                 map_add(column, "quote", True, after="name")
-            relationships.add_test(yfile, column, relationships.build_test(link, parent, syntax, options,
-                                                                           project.adapter_type))
-            yfile.actions.append(f"test {label} -> {column_docs.column_label(parent, link.parent.column)}")
+            if link.extra_pairs:
+                relationships.add_test(yfile, column, composite_tests.build_composite_test(
+                    link, parent, syntax, options, project.adapter_type))
+                yfile.actions.append(f"composite test {link}")
+            else:
+                relationships.add_test(yfile, column, relationships.build_test(link, parent, syntax, options,
+                                                                               project.adapter_type))
+                yfile.actions.append(f"test {label} -> {column_docs.column_label(parent, link.parent.column)}")
             ws.record(target.path, "tests", link_key(link))
         if add_fk:
             constraints.add(yfile, column, link, parent)
@@ -229,6 +237,14 @@ def _adopt_interrupted(ws: Workspace, link: AcceptedLink, parent: Relation, colu
 
 def _want_test(link: AcceptedLink, parent: Relation, column, project: Project, state: WriteState,
                declared: dict, plan: WritePlan) -> bool:
+    if link.extra_pairs:
+        if composite_tests.has_composite_test(column, link, parent, project):
+            plan.skipped.append(Skipped(link, "test", "its composite relationships test is already in the YAML"))
+            return False
+        if state.has("tests", link_key(link)):
+            plan.skipped.append(Skipped(link, "test", REJECTED))
+            return False
+        return True
     if relationships.has_relationship_test(column, parent, link.parent.column, project):
         plan.skipped.append(Skipped(link, "test", "a relationships test for it is already in the YAML"))
         return False

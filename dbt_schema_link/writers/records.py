@@ -28,6 +28,8 @@ class AcceptedLink:
     declared_elsewhere: bool = False  # e.g. a warehouse FK or another tool: materialise it
     #: a partial link's orphan child rows today: its test passes at this count, fails above it
     tolerated_orphan_rows: int | None = None
+    #: a composite key's further (child column, parent column) pairs (``Link.extra_pairs``)
+    extra_pairs: tuple[tuple[ColumnRef, ColumnRef], ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.relationship_type, RelationshipType):
@@ -35,10 +37,20 @@ class AcceptedLink:
         if not 0.0 <= float(self.confidence) <= 1.0:
             raise ValueError(f"confidence of {self.child} -> {self.parent} must be in [0, 1], got {self.confidence}")
 
-    def key(self) -> tuple[tuple[str, str], tuple[str, str]]:
+    def key(self) -> tuple:
+        """The pair's identity; a composite key's adds its further pairs."""
+        if self.extra_pairs:
+            return (self.child.key(), self.parent.key(), tuple((c.key(), p.key()) for c, p in self.extra_pairs))
         return (self.child.key(), self.parent.key())
 
+    def column_pairs(self) -> tuple[tuple[ColumnRef, ColumnRef], ...]:
+        return ((self.child, self.parent),) + self.extra_pairs
+
     def __str__(self) -> str:
+        if self.extra_pairs:
+            pairs = self.column_pairs()
+            return (f"{self.child.relation}({', '.join(c.column for c, _ in pairs)}) -> "
+                    f"{self.parent.relation}({', '.join(p.column for _, p in pairs)})")
         return f"{self.child} -> {self.parent}"
 
     @classmethod
@@ -49,7 +61,7 @@ class AcceptedLink:
         orphans = link.orphans.rows if link.orphans is not None and link.kind is not LinkKind.DECLARED else None
         return cls(link.child, link.parent, link.confidence, link.cardinality,
                    "; ".join(e.signal.value for e in top), declared_elsewhere=link.kind is LinkKind.DECLARED,
-                   tolerated_orphan_rows=orphans or None)
+                   tolerated_orphan_rows=orphans or None, extra_pairs=link.extra_pairs)
 
     def threshold_config(self) -> dict[str, str]:
         """dbt's ``warn_if``/``error_if`` for a partial link (empty otherwise): the test counts

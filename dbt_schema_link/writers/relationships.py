@@ -165,8 +165,18 @@ def build_test(link: AcceptedLink, parent: Relation, syntax: DbtSyntax, options:
     SQL in dbt's test: quoted (for ``adapter``) when the name needs it."""
     inputs = CommentedMap()
     inputs["to"] = plain(parent.ref_expression())
-    field = link.parent.column
-    inputs["field"] = plain(quote_identifier(field, adapter) if needs_quoting(field, adapter) else field)
+    inputs["field"] = plain(sql_name(link.parent.column, adapter))
+    return CommentedMap(relationships=test_body(inputs, link, syntax, options))
+
+
+def sql_name(name: str, adapter: str) -> str:
+    """A column name as dbt puts it into a test's SQL: quoted only when it needs it."""
+    return quote_identifier(name, adapter) if needs_quoting(name, adapter) else name
+
+
+def test_body(inputs: CommentedMap, link: AcceptedLink, syntax: DbtSyntax, options: WriteOptions) -> CommentedMap:
+    """A generic test's inputs (under ``arguments:`` where the dbt version wants them) and its
+    ``config:`` (severity, orphan thresholds, our tag, ``meta``)."""
     schema_link = CommentedMap()
     schema_link["confidence"] = confidence_value(link.confidence)
     if link.evidence_summary:
@@ -191,7 +201,7 @@ def build_test(link: AcceptedLink, parent: Relation, syntax: DbtSyntax, options:
     else:
         body.update(inputs)
     body["config"] = config
-    return CommentedMap(relationships=body)
+    return body
 
 
 def add_test(yfile: YamlFile, column: CommentedMap, test: CommentedMap) -> None:

@@ -26,7 +26,10 @@ def column_key(ref: ColumnRef) -> str:
 
 
 def link_key(link: AcceptedLink) -> str:
-    return f"{column_key(link.child)} -> {column_key(link.parent)}"
+    key = f"{column_key(link.child)} -> {column_key(link.parent)}"
+    for c, p in link.extra_pairs:  # a composite key: every further pair, in key order
+        key += f" + {column_key(c)} -> {column_key(p)}"
+    return key
 
 
 @dataclass

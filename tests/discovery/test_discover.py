@@ -604,7 +604,7 @@ def test_json_round_trip_is_lossless_and_deterministic():
     assert again.to_json() == text
     assert again.settings == links.settings and again.inferred[0].evidence == links.inferred[0].evidence
     data = again.to_dict()
-    assert data["format"] == "dbt_schema_link/links" and data["format_version"] == 2
+    assert data["format"] == "dbt_schema_link/links" and data["format_version"] == 3
     # same project built in another order: byte-identical output
     w = layered_shop()
     reordered = Warehouse()

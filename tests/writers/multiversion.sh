@@ -38,6 +38,8 @@ run() {  # run VERSION
   # a project built from a package: its links as singular data tests in the root project
   SCHEMA_LINK_DBT=$dbt "$PY" -m pytest "$ROOT/tests/test_packages.py" -q -p no:cacheprovider \
     -k "profiled_and_linked or data_tests or orphan_keys"
+  # composite keys: the package's composite relationships test written, passing, failing on an orphan
+  SCHEMA_LINK_DBT=$dbt "$PY" -m pytest "$ROOT/tests/composite/test_composite_duckdb.py" -q -p no:cacheprovider -k write
 }
 
 for version in "${@:-1.8 1.12}"; do
