@@ -170,14 +170,15 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
     if inspect is not None:
         inspect(list(scored.values()))
     # -- selection, lineage collapse, domains -----------------------------------------------
-    inferred, rejected = _select(scored, settings, lineage_uf)
+    inferred = select(scored, settings, lineage_uf)
+    rejected = rejections(scored, settings, inferred, lineage_uf)
     composites: list[Link] = []  # kept beside lineage carrying and value domains (one column each)
     if verify_tuples is not None and features.k:
         composites, checked = composite.composite_links(features, settings, verify_tuples, skip)
         counts["composite_checked"], counts["composite_links"] = checked, len(composites)
     composites = composite.reconcile(composites, composite_declared)
     inferred = composite.without_parts(inferred, composites)
-    inferred, unsupported = _mark_written(inferred, written, scored, features)
+    inferred, unsupported = mark_written(inferred, written, scored, features)
     if unsupported:
         counts["written_unsupported"] = unsupported
         notes.append(f"{unsupported} link(s) written by dbt-schema-link are not inferred from the data any more "
