@@ -354,7 +354,7 @@ def test_options_defaults_and_validation() -> None:
     opts = h.call("schema_link_resolve_options", {"k": 16, "select": "stg_orders"})
     assert opts["k"] == 16 and opts["select"] == ["stg_orders"]
     assert opts["sample_rows"] == 1_000_000 and opts["sample_percent"] == 10
-    assert opts["top_n"] == 50 and opts["top_max_distinct"] == 50 and opts["max_columns_per_query"] == 60
+    assert opts["top_n"] == 500 and opts["top_max_distinct"] == 500 and opts["max_columns_per_query"] == 60
     assert opts["envelope"] is True and opts["suggest"] is True and opts["min_containment"] == 0.98
     with pytest.raises(CompilerError, match=r"k must be an integer in \[8, 1024\]"):
         h.call("schema_link_resolve_options", {"k": 7})

@@ -22,7 +22,11 @@ from dbt_schema_link.writers.doc_marker import origin as description_origin
 from dbt_schema_link.writers.doc_records import DocOrigin
 
 #: How many profiled values per column are kept (value index, embedding and rendering samples).
-MAX_VALUES = 50
+MAX_VALUES = 500
+#: A column's values describe it (its embedding text, its BM25 document) only when they are this
+#: few: its categories. An alphabetical cut of hundreds of names says nothing of the column, though
+#: the value index still grounds a question's literals in every one of them.
+DESCRIBING_VALUES = 50
 #: How many values go into a column's embedding text.
 EMBED_VALUES = 5
 #: Grouping modes for localization.
@@ -83,7 +87,7 @@ class ColumnDoc(_Described):
         text = f"{identifier_words(relation.short_name)} {identifier_words(self.name)}"
         if self.description and described:
             text += f": {self.description}"
-        if self.values:
+        if self.values and len(self.values) <= DESCRIBING_VALUES:
             text += " (e.g. " + ", ".join(v[:40] for v in self.values[:EMBED_VALUES]) + ")"
         return text
 

@@ -32,6 +32,7 @@ from dbt_schema_link import __version__
 from dbt_schema_link.errors import SchemaLinkError
 from dbt_schema_link.fileio import atomic_write_bytes, atomic_write_text
 from dbt_schema_link.linker.documents import (
+    DESCRIBING_VALUES,
     ColumnDoc,
     Corpus,
     EdgeDoc,
@@ -97,7 +98,8 @@ def column_terms(col: ColumnDoc, rel: RelationDoc) -> list[tuple[str, float]]:
     out += [(t, 0.5) for t in terms(rel.short_name, drop_stop=False)]
     out += [(t, col.description_weight) for t in terms(col.description)]
     out += [(t, 1.0) for tag in col.tags for t in terms(tag)]
-    out += [(t, 0.5) for v in col.values[:20] for t in terms(v)]
+    if len(col.values) <= DESCRIBING_VALUES:
+        out += [(t, 0.5) for v in col.values[:20] for t in terms(v)]
     return out
 
 

@@ -93,10 +93,12 @@ OPTION_SCHEMA: tuple[OptionSpec, ...] = (
                "Percent of each column's values a sampled relation keeps (by hash), or on Redshift, Snowflake and BigQuery of its rows",
                0.0001, 100.0),
     OptionSpec("sample_seed", OptionKind.INTEGER, 42, "Seed of the repeatable sample", 0, 2_147_483_647),
-    # the envelope carries these values on one log line: bounded so a line stays small
-    OptionSpec("top_n", OptionKind.INTEGER, 50,
-               "How many most frequent values to report for low-cardinality columns", 0, 100),
-    OptionSpec("top_max_distinct", OptionKind.INTEGER, 50,
+    # the whole domain of a column of up to 500 values, so that a question's literal ("flights from
+    # Aberdeen") grounds on the column holding it; the envelope carries the values on one log line,
+    # so both stay bounded
+    OptionSpec("top_n", OptionKind.INTEGER, 500,
+               "How many most frequent values to report for low-cardinality columns", 0, 1000),
+    OptionSpec("top_max_distinct", OptionKind.INTEGER, 500,
                "Columns with at most this many distinct values report `top_values`", 0, 10_000),
     # one statement per chunk: a GROUPING SETS / UNION of more columns than this is a planner's worry
     OptionSpec("max_columns_per_query", OptionKind.INTEGER, 60,

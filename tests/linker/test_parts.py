@@ -165,3 +165,20 @@ def test_lineage_copies_are_not_joins_and_upstream_layers_are_superseded():
     edges = {(col(e.child), col(e.parent)) for e in corpus.edges}
     assert edges == {(("orders", "customer_id"), ("raw", "id")), (("orders", "customer_id"), ("stg", "customer_id"))}
     assert [r.short_name for r in corpus.relations if r.superseded] == ["raw"]
+
+
+def test_a_columns_values_describe_it_only_when_they_are_few_categories():
+    from dbt_schema_link.linker.documents import DESCRIBING_VALUES, RelationDoc
+
+    rel = RelationDoc(unique_id="source.p.s.airports", project="p", name="s.airports", short_name="airports",
+                      identifier="airports", relation_name='"s"."airports"', resource_type="source", database="d",
+                      schema="s", description="", tags=[], primary_key=[])
+    few = ColumnDoc(relation=0, name="country", data_type="text", description="", tags=[],
+                    values=["Peru", "Chad"], is_pk=False)
+    cities = [f"City {i:03d}" for i in range(DESCRIBING_VALUES + 10)] + ["Aberdeen"]
+    many = ColumnDoc(relation=0, name="city", data_type="text", description="", tags=[], values=cities, is_pk=False)
+    assert "(e.g. Peru, Chad)" in few.embed_text(rel)
+    assert "e.g." not in many.embed_text(rel)  # an alphabetical cut of many names is no description
+    # ... while every value still grounds a question's literal
+    hits = ValueIndex.build([few.values, many.values]).match("How many flights depart from Aberdeen?")
+    assert [(h.column, h.value) for h in hits if h.strength == 1.0] == [(1, "aberdeen")], hits
