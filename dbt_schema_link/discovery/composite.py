@@ -26,6 +26,7 @@ from dbt_schema_link.artifacts.records import ColumnRef, DeclaredLink, LinkOrigi
 from dbt_schema_link.discovery.evidence import relation_match
 from dbt_schema_link.discovery.features import ColInfo, Features, RelInfo
 from dbt_schema_link.discovery.names import concat, singular, tokens
+from dbt_schema_link.discovery.policy import CARDINALITY
 from dbt_schema_link.discovery.records import Cardinality, Evidence, Link, Orphans, Provenance, Signal, round4
 from dbt_schema_link.discovery.scoring import score
 from dbt_schema_link.discovery.settings import DiscoverySettings
@@ -62,6 +63,9 @@ def _key_part(col: ColInfo, rel: RelInfo, settings: DiscoverySettings) -> bool:
         return False
     if col.family not in _KEY_FAMILIES or col.distinct < 2 or col.distinct >= rel.row_count:
         return False
+    if col.profile is not None and col.profile.distinct_approx \
+            and col.distinct >= (1.0 - CARDINALITY.approx_unique_band) * rel.row_count:
+        return False  # maybe unique alone: an estimate cannot say
     return rel.profile is not None and rel.profile.null_fraction(col.ref.column) <= settings.parent_max_null_fraction
 
 

@@ -15,7 +15,8 @@ from tests.support.profile_rows import relation_doc
 
 S = "@@schema_link@@ "
 OPTIONS = {"select": None, "k": 128, "sample_rows": 1000000, "sample_percent": 10.0, "sample_seed": 42,
-           "top_n": 10, "top_max_distinct": 50, "max_columns_per_query": 60, "envelope": True, "suggest": False}
+           "top_n": ProfileOptions().top_n, "top_max_distinct": ProfileOptions().top_max_distinct,
+           "max_columns_per_query": 60, "envelope": True, "suggest": False}
 
 
 def _begin(invocation: str, hook: bool = True, **extra) -> str:
