@@ -12,7 +12,7 @@ from dbt_schema_link.discovery.evidence import (
     Block, RelationMatches, ValueFit, cardinality_evidence, cross_source_evidence, exact_evidence, find_trap,
     has_name_signal, name_evidence, sql_evidence, type_evidence, value_evidence, values_agree,
 )
-from dbt_schema_link.discovery.policy import CAPS, TYPES
+from dbt_schema_link.discovery.policy import CAPS, CARDINALITY, TYPES
 from dbt_schema_link.discovery.records import Evidence, Signal, Trap
 from dbt_schema_link.discovery.scoring import confidence, score
 from dbt_schema_link.discovery.settings import DiscoverySettings
@@ -93,8 +93,12 @@ def evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstim
     if isinstance(typed, Block) and typed is not Block.TYPES_NEED_VALUES:
         return Scored(cand, (), 0.0, typed, None, est, exact, measured)
     names = name_evidence(child, parent, matches) if settings.use_names and card is not Block.PARENT_NOT_UNIQUE else []
-    if card is Block.CHILD_WIDER and has_name_signal(names):  # the surplus may be orphans
+    wider = card is Block.CHILD_WIDER and has_name_signal(names)
+    if wider:  # the surplus may be orphans
         card = cardinality_evidence(child, parent, settings, vouched=True)
+    if isinstance(card, Block) and wider:
+        # kept (blocked) with its names, so the rejections report what the schema says
+        return Scored(cand, tuple(names), 0.0, card, None, est, exact, measured)
     if isinstance(card, Block):
         return Scored(cand, (), 0.0, card, None, est, exact, measured)
     evidence: list[Evidence] = list(names)
@@ -113,6 +117,8 @@ def evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstim
                                                           "the values must agree"))
     else:
         evidence.append(typed)
+    if wider:
+        card = _orphans_measured(child, parent, card, est, exact, settings)
     evidence.append(card)
     if est is not None:
         evidence.append(value_evidence(child, parent, est, settings, vouched=named or joined))
@@ -133,6 +139,26 @@ def evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstim
     if checked and measured and (exact is None or not exact.child_distinct):
         conf = min(conf, CAPS.unverified)
     return Scored(cand, tuple(evidence), _capped(conf, evidence), block, trap, est, exact, measured)
+
+
+def _orphans_measured(child, parent, card: Evidence, est: ContainmentEstimate | None,
+                      exact: ContainmentResult | None, settings: DiscoverySettings) -> Evidence:
+    """A named child wider than its parent, once its values are measured: when the contained
+    share reaches the partial bar, the surplus is the measured orphans (their share is the
+    containment evidence's), so the parent is the unique one side as for any other child;
+    below it the neutral strength stands (``policy.CARDINALITY.orphans``)."""
+    if exact is not None and exact.child_distinct:
+        share, how = exact.containment, "verified"
+    elif est is not None:
+        share, how = est.containment, "estimated"
+    else:
+        return card
+    if share < settings.partial_min_containment:
+        return card
+    orphans = max(0, round(child.distinct * (1.0 - share)))
+    return Evidence(Signal.CARDINALITY, CARDINALITY.base + CARDINALITY.per_key * parent.pk_score,
+                    f"parent unique ({parent.distinct} distinct); child {child.distinct} distinct, of which "
+                    f"~{orphans} ({1.0 - share:.0%}, {how}) are orphans absent from the parent")
 
 
 def _partially_agree(exact: ContainmentResult | None, settings: DiscoverySettings) -> bool:

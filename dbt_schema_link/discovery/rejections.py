@@ -48,7 +48,7 @@ def _containment_rejections(scored: dict, settings: DiscoverySettings, taken: se
     ``would_be_confidence`` is that score without the values."""
     best: dict[object, tuple[float, Scored, Trap, float, bool]] = {}
     for s in scored.values():
-        if s.trap is not None or s.block not in (None, Block.TYPES_NEED_VALUES):
+        if s.trap is not None or s.block not in (None, Block.TYPES_NEED_VALUES, Block.CHILD_WIDER):
             continue
         measured = _containment(s)
         if measured is None:
@@ -79,6 +79,9 @@ def _containment(s: Scored) -> tuple[float, bool] | None:
         return s.exact.containment, True
     if s.estimate is not None:
         return s.estimate.containment, False
+    if s.block is Block.CHILD_WIDER:  # at most the parent's width of the child's values
+        child, parent = s.cand.child, s.cand.parent
+        return min(1.0, parent.distinct / max(child.distinct, 1)), False
     return None
 
 
@@ -87,7 +90,7 @@ def _shortfall(s: Scored, share: float, verified: bool, named: bool, settings: D
     contradicted_below = min(settings.partial_min_containment, settings.min_exact_containment)
     if verified and named and s.block is None and share < contradicted_below:
         return Trap.CONTRADICTED
-    if s.block is Block.TYPES_NEED_VALUES or s.confidence < settings.min_confidence:
+    if s.block in (Block.TYPES_NEED_VALUES, Block.CHILD_WIDER) or s.confidence < settings.min_confidence:
         return Trap.CONTAINMENT_FAILED
     return None
 
@@ -100,6 +103,10 @@ def _shortfall_detail(s: Scored, kind: Trap, share: float, verified: bool) -> st
     who = "named and joined in SQL" if named and s.cand.joins else "named" if named else "joined in SQL"
     if verified:
         what = f"the exact check found {e.matched} of {e.child_distinct} child values in the parent ({share:.1%})"
+    elif s.block is Block.CHILD_WIDER and s.estimate is None:
+        child, parent = s.cand.child, s.cand.parent
+        what = (f"the child has {child.distinct} distinct values and the parent {parent.distinct}: "
+                f"at most {share:.0%} are in it, {1.0 - share:.0%} or more would be orphans")
     else:
         what = f"MinHash estimates {share:.0%} of the child values in the parent (not verified)"
     types = ""
