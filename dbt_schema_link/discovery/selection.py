@@ -20,17 +20,18 @@ def select(scored: dict, settings: DiscoverySettings,
     """Accepted candidates -> one link per (child lineage class, chosen parent class)."""
     ok = [s for s in scored.values() if s.block is None and s.trap is None
           and s.confidence >= settings.min_confidence]
-    # a partial link (orphans) is the fallback of a child whose values no other named parent holds
-    # fully: a same-named sibling column with orphans does not beat the key that contains them all
-    # (a key that holds them by numbering alone, with no name or SQL join, does not: a few small
-    # ids fit every dense key, while the name says which relation the orphans belong to);
+    # a partial link (orphans) is the fallback of a child whose values no other parent holds
+    # fully: a same-named sibling column with orphans does not beat the key that contains them all;
+    # but a partial parent the name designates (`eye_colour_id` -> colour) is beaten only by a full
+    # one names or SQL vouch for: a few small ids fit any dense key by numbering alone;
     # and where the name designates one candidate relation (or the SQL joins it), only that one's
     # key may be a partial parent: the entity's key beats a bridge or history table's column
-    full = {lineage_uf.find(s.cand.child.key) for s in ok if not _partial(s, settings) and _vouched(s)}
+    full = {lineage_uf.find(s.cand.child.key) for s in ok if not _partial(s, settings)}
+    full_vouched = {lineage_uf.find(s.cand.child.key) for s in ok if not _partial(s, settings) and _vouched(s)}
     partial = [s for s in ok if _partial(s, settings)]
     designated = {lineage_uf.find(s.cand.child.key) for s in partial if _designated(s)}
     ok = [s for s in ok if not _partial(s, settings)
-          or (lineage_uf.find(s.cand.child.key) not in full
+          or (lineage_uf.find(s.cand.child.key) not in (full_vouched if _designated(s) else full)
               and (_designated(s) or lineage_uf.find(s.cand.child.key) not in designated))]
     # orientation: of a->b and b->a keep the better
     best_of_pair: dict[frozenset, Scored] = {}
