@@ -16,7 +16,10 @@ from dbt_schema_link.linker.store import LinkIndex
 from dbt_schema_link.linker.text import question_terms
 from dbt_schema_link.linker.values import ValueHit
 
-_COUNT_RE = re.compile(r"\b(how many|number of|count|counts|total number)\b", re.IGNORECASE)
+_COUNT_RE = re.compile(r"\b(how many|number of|count|counts|total number)\b"
+                       # "the most stores", "at least 3 manufacturers": a count compared
+                       r"|\b(the most|the fewest|the least|(more|fewer) than \d+|at least \d+) (\w+ )?\w+s\b",
+                       re.IGNORECASE)
 #: Questions about a time grain or order in time ("per month", "each year", "over time", "latest")
 #: need the relation's date column even when no word names it.
 _GRAIN_RE = re.compile(

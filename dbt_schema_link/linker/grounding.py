@@ -69,15 +69,17 @@ class GroundingStage:
                 picked[r].append(c)
                 per_rel[r] += 1
                 budget -= 1
-        # 2) fill by score, above the floor
+        # 2) fill by score, above the floor; a person's name comes whole (first and last name)
         for sc, r, c in cands:
             if budget <= 0:
                 break
             if c in picked[r] or per_rel[r] >= s.per_relation or sc < floor:
                 continue
-            picked[r].append(c)
-            per_rel[r] += 1
-            budget -= 1
+            for part in self._whole(r, c):
+                if part not in picked[r] and budget > 0:
+                    picked[r].append(part)
+                    per_rel[r] += 1
+                    budget -= 1
         # 3) the budget left goes to columns with evidence of their own: below the floor, past the
         # per-relation cap (wide tables) and on bridges
         if s.fill_budget:
@@ -90,6 +92,14 @@ class GroundingStage:
                 per_rel[r] += 1
                 budget -= 1
         return picked
+
+    def _whole(self, r: int, c: int) -> list[int]:
+        """`c`, and the other parts of the label it is a part of (first name: the last name too)."""
+        idx = self.index
+        if not idx.col_is_name_part[c]:
+            return [c]
+        a, b = int(idx.rel_start[r]), int(idx.rel_start[r] + idx.rel_ncols[r])
+        return [c] + [p for p in range(a, b) if p != c and idx.col_is_name_part[p]]
 
     def column_budget(self, n_terminals: int) -> int:
         """max_columns, grown by wide_columns per terminal relation from the wide_relations-th
