@@ -9,6 +9,7 @@ from typing import Sequence
 
 import numpy as np
 
+from dbt_schema_link.linker.lexicon import attribute_terms
 from dbt_schema_link.linker.names import NameIndex
 from dbt_schema_link.linker.ranking import share_of_best
 from dbt_schema_link.linker.settings import LinkSettings
@@ -72,6 +73,7 @@ class EvidenceStage:
         n_cols = len(idx.corpus.columns)
         text = question if not hint else f"{question} {hint}"
         qterms = question_terms(text)
+        qterms += [t for t in attribute_terms(text) if t not in qterms]  # "tallest" asks for a height
         if qvec is not None:
             dense = np.asarray(idx.col_vectors @ qvec, dtype=np.float32)
             rel_dense = np.asarray(idx.rel_vectors @ qvec, dtype=np.float32)
