@@ -196,10 +196,10 @@ def run_suites(args) -> list[dict]:
                 run(bench, joins, True, "spider_dev per-db", session, report, halves=True)
             if "realistic" in wanted:
                 run(spider_benchmark(data, "variants/spider_realistic.json", "spider_realistic"), joins, True,
-                    "spider_realistic per-db", session, report)
+                    "spider_realistic per-db", session, report, halves=True)
             if "syn" in wanted:
                 run(spider_benchmark(data, "variants/spider_syn_dev.json", "spider_syn"), joins, True,
-                    "spider_syn per-db", session, report)
+                    "spider_syn per-db", session, report, halves=True)
             if "all20" in wanted:
                 run(bench, joins, False, "spider_dev all-20", session, report, halves=True)
         if "abbrev" in wanted:

@@ -9,6 +9,7 @@ from typing import Sequence
 
 import numpy as np
 
+from dbt_schema_link.linker.lexicon import attribute_terms
 from dbt_schema_link.linker.names import NameIndex
 from dbt_schema_link.linker.ranking import share_of_best
 from dbt_schema_link.linker.settings import LinkSettings
@@ -16,13 +17,19 @@ from dbt_schema_link.linker.store import LinkIndex
 from dbt_schema_link.linker.text import question_terms
 from dbt_schema_link.linker.values import ValueHit
 
-_COUNT_RE = re.compile(r"\b(how many|number of|count|counts|total number)\b", re.IGNORECASE)
+_COUNT_RE = re.compile(r"\b(how many|number of|count|counts|total number)\b"
+                       # "the most stores", "at least 3 manufacturers": a count compared
+                       r"|\b(the most|the fewest|the least|(more|fewer) than \d+|at least \d+) (\w+ )?\w+s\b",
+                       re.IGNORECASE)
+#: Questions that ask for people ("Who are our top customers?"): a person's name parts are the label.
+_PERSON_RE = re.compile(r"\b(who|whom|whose)\b", re.IGNORECASE)
 #: Questions about a time grain or order in time ("per month", "each year", "over time", "latest")
 #: need the relation's date column even when no word names it.
 _GRAIN_RE = re.compile(
     r"\b((per|each|every|by|a|in|over|which|what) (day|week|month|quarter|year|date)s?|over time|daily|weekly|monthly|"
     r"quarterly|yearly|annual(ly)?|trend|latest|most recent|earliest|oldest|newest|"
-    r"between \d{4}|in \d{4}|year over year|month over month)\b", re.IGNORECASE)
+    r"between \d{4}|in \d{4}|year over year|month over month|(last|this|past|previous) (day|week|month|quarter|year)s?)\b",
+    re.IGNORECASE)
 
 
 @dataclass
@@ -42,6 +49,7 @@ class Evidence:
     loc: np.ndarray | None = None  # column score used for localization
     rel_loc: np.ndarray | None = None  # relation score used for localization
     terms: Sequence[str] = ()  # the question's (and hint's) terms
+    persons: bool = False  # the question asks who: a person's name (first and last) is the label
 
 
 def segment_max(values: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -65,6 +73,7 @@ class EvidenceStage:
         n_cols = len(idx.corpus.columns)
         text = question if not hint else f"{question} {hint}"
         qterms = question_terms(text)
+        qterms += [t for t in attribute_terms(text) if t not in qterms]  # "tallest" asks for a height
         if qvec is not None:
             dense = np.asarray(idx.col_vectors @ qvec, dtype=np.float32)
             rel_dense = np.asarray(idx.rel_vectors @ qvec, dtype=np.float32)
@@ -78,9 +87,15 @@ class EvidenceStage:
         for c, h in hits.items():
             value[c] = h.strength
         col = s.w_dense * dense + s.w_lex * lex + s.w_name * name_cov + s.w_value * value
+        persons = bool(_PERSON_RE.search(text))
         if s.w_label:
             named = rel_name[idx.col_relation] >= 0.5 if len(rel_name) else np.zeros(n_cols, bool)
-            col = col + s.w_label * (idx.col_is_label & named)
+            labels = idx.col_is_label & ~idx.col_is_name_part
+            if persons:  # asked who, a person's name is the label, unless the question names a part
+                spelled = segment_max((idx.col_is_name_part & (name_cov >= 1.0)).astype(np.float32),
+                                      idx.rel_start, idx.rel_ncols)
+                labels = labels | (idx.col_is_name_part & ~(spelled[idx.col_relation] > 0))
+            col = col + s.w_label * (labels & named)
         if allowed_groups is not None:
             mask = np.isin(idx.col_group, np.asarray(list(allowed_groups), dtype=np.int32))
             col = np.where(mask, col, -np.inf).astype(np.float32)
@@ -101,7 +116,7 @@ class EvidenceStage:
                    + segment_max(loc, idx.rel_start, idx.rel_ncols))
         return Evidence(col.astype(np.float32), dense, lex.astype(np.float32), name_cov, value, hits,
                         rel.astype(np.float32), rel_name, counts, bool(_GRAIN_RE.search(text)), loc,
-                        rel_loc.astype(np.float32), qterms)
+                        rel_loc.astype(np.float32), qterms, persons)
 
     def _segment_second(self, col: np.ndarray) -> np.ndarray:
         """Second-best column score per relation (0 for one-column relations)."""

@@ -175,18 +175,21 @@ class JoinGraph:
         dist, pred, local, nodes = self._shortest_paths(terms, cost, max_hops_cost, units, min_cross_confidence,
                                                         contradicted)
         row = {t: i for i, t in enumerate(terms)}
-        # Prim over the metric closure of the terminals (components handled separately).
+        # Prim over the metric closure of the terminals (components handled separately). Between
+        # equally short paths, the one from the relation the question scores best (lowest entry
+        # cost): "orders per store" joins orders to stores, not order lines to stores.
         in_tree = {terms[0]}
         closure_edges: list[tuple[int, int]] = []
         remaining = set(terms[1:])
         while remaining:
             best = None
-            for u in in_tree:
-                for v in remaining:
+            for u in sorted(in_tree):
+                for v in sorted(remaining):
                     d = float(dist[row[u], local[v]])
-                    if best is None or d < best[0]:
-                        best = (d, u, v)
-            if best is None or best[0] == math.inf:
+                    rank = (round(d, 9), cost.get(u, 1.0))
+                    if best is None or rank < best[0]:
+                        best = (rank, u, v)
+            if best is None or best[0][0] == math.inf:
                 # start a new component from the best-connected remaining terminal
                 v = min(remaining)
                 remaining.discard(v)
@@ -221,8 +224,13 @@ class JoinGraph:
                 x = parent[x]
             return x
 
+        def key(e: int) -> tuple[float, float, int]:
+            # equally sure edges: the one between the relations the question scores best (the
+            # lowest entry costs) closes the tree, "orders per store" joins orders to stores
+            return (edge_weight(self.edges[e].confidence), sum(cost.get(n, 1.0) for n in self.endpoints(e)), e)
+
         out = []
-        for e in sorted(edges, key=lambda e: (edge_weight(self.edges[e].confidence), e)):
+        for e in sorted(edges, key=key):
             a, b = (find(n) for n in self.endpoints(e))
             if a != b:
                 parent[a] = b

@@ -69,15 +69,17 @@ class GroundingStage:
                 picked[r].append(c)
                 per_rel[r] += 1
                 budget -= 1
-        # 2) fill by score, above the floor
+        # 2) fill by score, above the floor; asked who, a person's name comes whole (first and last)
         for sc, r, c in cands:
             if budget <= 0:
                 break
             if c in picked[r] or per_rel[r] >= s.per_relation or sc < floor:
                 continue
-            picked[r].append(c)
-            per_rel[r] += 1
-            budget -= 1
+            for part in self._whole(ev, r, c):
+                if part not in picked[r] and budget > 0:
+                    picked[r].append(part)
+                    per_rel[r] += 1
+                    budget -= 1
         # 3) the budget left goes to columns with evidence of their own: below the floor, past the
         # per-relation cap (wide tables) and on bridges
         if s.fill_budget:
@@ -90,6 +92,18 @@ class GroundingStage:
                 per_rel[r] += 1
                 budget -= 1
         return picked
+
+    def _whole(self, ev: Evidence, r: int, c: int) -> list[int]:
+        """`c`, and when the question asks who, the other parts of the name it is a part of (first
+        name: the last name too), unless the question names a part itself ("the first name of")."""
+        idx = self.index
+        if not (ev.persons and idx.col_is_name_part[c]):
+            return [c]
+        a, b = int(idx.rel_start[r]), int(idx.rel_start[r] + idx.rel_ncols[r])
+        parts = [p for p in range(a, b) if idx.col_is_name_part[p]]
+        if any(ev.name[p] >= 1.0 for p in parts):
+            return [c]
+        return [c] + [p for p in parts if p != c]
 
     def column_budget(self, n_terminals: int) -> int:
         """max_columns, grown by wide_columns per terminal relation from the wide_relations-th

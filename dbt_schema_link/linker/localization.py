@@ -11,6 +11,10 @@ A unit's score adds up independent kinds of evidence, each on its own scale:
   is one feature of the product's ranking, not the ranking);
 - the unit document: BM25 of the question against a schema summary (its relation names,
   relation descriptions and column names), as a share of the best unit's.
+
+Superseded layers (a seed or staging model whose columns a downstream model passes through) give
+no evidence: the question is about the table, and the unit holding its most downstream copy is
+where to answer it. A schema of raw seeds never outranks the schema of the models built on them.
 """
 
 from __future__ import annotations
@@ -35,6 +39,8 @@ def unit_documents(index: LinkIndex, s: LinkSettings) -> LexicalIndex:
     corpus = index.corpus
     docs: list[list[tuple[str, float]]] = [[] for _ in corpus.groups]
     for rel in corpus.relations:
+        if rel.superseded:
+            continue
         doc = docs[rel.group]
         doc += [(t, s.unit_relation_name) for t in terms(rel.short_name, drop_stop=False)]
         if rel.description:
@@ -70,7 +76,8 @@ class UnitRanker:
     def __init__(self, index: LinkIndex, settings: LinkSettings):
         self.index = index
         self.settings = settings
-        self.group_ncols = np.bincount(index.col_group, minlength=len(index.corpus.groups))
+        self.col_current = ~index.rel_superseded[index.col_relation]  # columns that give evidence
+        self.group_ncols = np.bincount(index.col_group[self.col_current], minlength=len(index.corpus.groups))
         self._documents: LexicalIndex | None = None  # built on first use: one-unit indexes never need it
 
     @property
@@ -86,7 +93,8 @@ class UnitRanker:
         covered = np.zeros(n_groups, np.float64)
         total = 0.0
         for t in sorted({lex.vocab[t] for t in qterms if t in lex.vocab}):
-            units = np.unique(idx.col_group[lex.doc_ids[lex.term_ptr[t]:lex.term_ptr[t + 1]]])
+            docs = lex.doc_ids[lex.term_ptr[t]:lex.term_ptr[t + 1]]
+            units = np.unique(idx.col_group[docs[self.col_current[docs]]])
             if not len(units):
                 continue
             weight = float(np.log(1.0 + n_groups / len(units)))
@@ -96,13 +104,14 @@ class UnitRanker:
 
     def router(self, lex: np.ndarray, n_groups: int) -> np.ndarray:
         """Per unit, the sum of its best `router_columns` column BM25 scores (a share of the best unit's)."""
+        lex = np.where(self.col_current, lex, 0.0)
         return share_of_best(top_sum(lex, self.index.col_group, n_groups, self.settings.router_columns))
 
     def support(self, ev: "Evidence", n_groups: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """Column support: (score, retrieved-column count, best relation score) per unit."""
         s, idx = self.settings, self.index
         col = ev.loc if ev.loc is not None else ev.col
-        finite = np.isfinite(col)
+        finite = np.isfinite(col) & self.col_current
         k = min(s.retrieve_k, int(finite.sum()))
         if k == 0:
             return None
@@ -117,7 +126,7 @@ class UnitRanker:
                 scores[g] += float(col[c])
                 taken[g] += 1
         rel_scores = ev.rel_loc if ev.rel_loc is not None else ev.rel
-        rel = np.where(np.isfinite(rel_scores), rel_scores, -np.inf)
+        rel = np.where(np.isfinite(rel_scores) & ~idx.rel_superseded, rel_scores, -np.inf)
         best_rel = np.full(n_groups, -np.inf)
         np.maximum.at(best_rel, idx.rel_group, rel)
         scores = scores / max(1, s.group_top_cols) + np.where(np.isfinite(best_rel), best_rel, 0.0)

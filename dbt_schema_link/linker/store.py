@@ -47,7 +47,7 @@ from dbt_schema_link.linker.embedder import Embedder
 from dbt_schema_link.linker.families import DEFAULT_MIN_SHARDS
 from dbt_schema_link.linker.graph import JoinGraph
 from dbt_schema_link.linker.lexical import LexicalIndex
-from dbt_schema_link.linker.text import terms
+from dbt_schema_link.linker.text import split_identifier, stem, terms
 from dbt_schema_link.linker.values import ValueIndex
 from dbt_schema_link.links import Provenance
 
@@ -120,6 +120,33 @@ def _is_label(name: str) -> bool:
     return low.endswith("name") and len(parts) == 1 and low not in ("fname", "lname", "firstname", "lastname")
 
 
+_NAME_PARTS = frozenset({"first_name", "last_name", "firstname", "lastname", "fname", "lname",
+                         "given_name", "family_name", "surname"})
+
+
+def _labels(corpus: Corpus) -> np.ndarray:
+    """Display-name columns per relation. The relation's own name column (`name`, `title`, or
+    the relation's word + `name`: `product_name` in products) is its label; without one, the
+    parts of a person's name (`first_name`, `last_name`: "our top customers" reads both); else
+    any `*_name` column."""
+    named = np.fromiter((_is_label(c.name) for c in corpus.columns), dtype=bool, count=len(corpus.columns))
+    out = np.zeros(len(corpus.columns), dtype=bool)
+    for rel in corpus.relations:
+        cols = range(rel.col_start, rel.col_end)
+        own = {stem(w) for w in split_identifier(rel.short_name)}
+        tiers = (
+            [c for c in cols if named[c] and (len(split_identifier(corpus.columns[c].name)) == 1
+                                                or stem(split_identifier(corpus.columns[c].name)[0]) in own)],
+            [c for c in cols if corpus.columns[c].name.lower() in _NAME_PARTS],
+            [c for c in cols if named[c]],
+        )
+        for picked in tiers:
+            if picked:
+                out[picked] = True
+                break
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 # the index object
 
@@ -152,7 +179,10 @@ class LinkIndex:
                 for child, parent in e.column_pairs():
                     keyed[child] = keyed[parent] = True
         self.col_is_key = keyed | self.col_is_pk
-        self.col_is_label = np.fromiter((_is_label(c.name) for c in corpus.columns), dtype=bool, count=len(corpus.columns))
+        self.col_is_label = _labels(corpus)
+        # a label in parts (first and last name) is shown whole: grounding adds the other parts
+        self.col_is_name_part = self.col_is_label & np.fromiter(
+            (c.name.lower() in _NAME_PARTS for c in corpus.columns), dtype=bool, count=len(corpus.columns))
         self.group_rel_count = np.bincount(self.rel_group, minlength=len(corpus.groups)) if n else np.zeros(0, int)
 
     @property
