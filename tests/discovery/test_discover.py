@@ -423,6 +423,36 @@ def test_a_same_named_sibling_with_orphans_does_not_beat_the_key_that_holds_ever
     assert found == {("friend.student_id", "highschooler.id")}
 
 
+def _wider_orders(orphan_keys: int):
+    """customers 1..30; orders naming every customer and ``orphan_keys`` more that were never
+    loaded, so the child has more distinct values than the parent."""
+    rng = random.Random(3)
+    w = Warehouse()
+    w.table("customers", {"customer_id": (INT, ids(30)), "name": (TEXT, [f"c{i}" for i in range(30)])})
+    values = ids(30) + ids(orphan_keys, 31) + [rng.choice(ids(30 + orphan_keys)) for _ in range(300)]
+    w.table("orders", {"order_id": (INT, ids(len(values), 5000)), "customer_id": (INT, values)})
+    return w
+
+
+def test_a_named_child_wider_than_its_parent_is_measured_as_orphans():
+    # 40 distinct customers named by orders, 10 of them never loaded: a quarter are orphans
+    (link,) = run(_wider_orders(10)).inferred
+    assert pairs([link]) == {("orders.customer_id", "customers.customer_id")}
+    (card,) = [e for e in link.evidence if e.signal is Signal.CARDINALITY]
+    assert card.detail == ("parent unique (30 distinct); child 40 distinct, of which ~10 (25%, verified) "
+                           "are orphans absent from the parent")
+
+
+def test_a_named_child_mostly_outside_a_narrower_parent_is_reported_not_dropped():
+    # 100 distinct customers named, 30 loaded: below the partial bar, no link, but links.md and
+    # the linker's join completion still learn that the schema says these join
+    for verify in (True, False):
+        links = run(_wider_orders(70), verify=verify)
+        assert links.inferred == []
+        (r,) = [r for r in links.rejected if (r.child.column, r.parent.column) == ("customer_id", "customer_id")]
+        assert r.trap is Trap.CONTAINMENT_FAILED and r.detail.startswith("named, values fall short"), r.detail
+
+
 def test_orphans_refute_a_pair_only_names_do_not_vouch_for():
     # without a name saying they join, a child a fifth outside the parent is no link
     w, _ = orphaned_orders(0.2, child_column="ref_value")
