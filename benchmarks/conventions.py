@@ -45,7 +45,7 @@ from pathlib import Path
 from convbench import report, split
 from convbench.naming import DEFAULT_CONVENTIONS, DEFAULT_SEED, Convention
 from convbench.runner import GENERATOR_VERSION, RunOptions, TaskResult, run_task
-from fkbench import databases
+from fkbench import databases, product
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
@@ -166,10 +166,10 @@ def engine_dir(args: argparse.Namespace, workdir: Path) -> Path:
             subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive.stdout, check=True)
             tmp.replace(root)
     else:
-        return REPO_ROOT
+        root = REPO_ROOT  # the tree the benchmark lives in, not the venv's installed package
     if not (root / "dbt_schema_link" / "__init__.py").exists() or not (root / "dbt_project.yml").exists():
         raise SystemExit(f"error: --engine {root}: not a dbt-schema-link checkout (no dbt_schema_link/ or dbt_project.yml)")
-    os.environ["PYTHONPATH"] = os.pathsep.join([str(root)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    product.measure_tree(root)
     return root
 
 

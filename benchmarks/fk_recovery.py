@@ -179,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.no_peer and args.no_product:
         log("error: --no-peer and --no-product leave nothing to run")
         return 2
+    product.measure_tree(REPO_ROOT)  # the CLI of this tree, not the venv's installed one
     try:
         dbs = select_databases(args.data, args.only)
     except SystemExit as exc:

@@ -62,7 +62,9 @@ def log(msg: str) -> None:
 
 def step(name: str, cmd: list[str], work: Path, steps: dict, timeout: float) -> bool:
     path = work / "logs" / f"{name}.log"
-    env = {**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", "DO_NOT_TRACK": "1"}
+    env = {**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", "DO_NOT_TRACK": "1",
+           # this tree's package, not the one the venv beside sys.executable installed
+           "PYTHONPATH": os.pathsep.join([str(REPO)] + [p for p in [os.environ.get("PYTHONPATH")] if p])}
     log(f"{name}: {' '.join(Path(c).name if i == 0 else c for i, c in enumerate(cmd[:3]))} ... (log {path})")
     m = measure.run(cmd, cwd=work, env=env, timeout=timeout, log=path, limit_mib=16 * GIB)
     steps[name] = {"seconds": round(m.seconds, 1), "peak_mib": round(m.peak_mib), "returncode": m.returncode}

@@ -132,6 +132,13 @@ def tool(name: str) -> str:
     return found
 
 
+def measure_tree(root: Path) -> None:
+    """Make every dbt and dbt-schema-link process this benchmark starts import the package of
+    `root` (first on PYTHONPATH). Otherwise the `dbt-schema-link` beside the benchmark's Python runs
+    whatever its venv installed, and an editable install of another checkout is what gets measured."""
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(root)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+
+
 def dbt_env(project_dir: Path) -> dict[str, str]:
     env = dict(os.environ)
     env.update({"DBT_PROFILES_DIR": str(project_dir), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",

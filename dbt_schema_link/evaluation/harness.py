@@ -155,6 +155,8 @@ def run_link(project_dir: Path) -> None:
     """`dbt-schema-link link` exactly as a user runs it (default settings), through the CLI."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("DBT_")}
     env.update({"DBT_SEND_ANONYMOUS_USAGE_STATS": "false", "DO_NOT_TRACK": "1"})
+    # the package this harness belongs to, not the one the venv installed (another checkout's, editable)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in [env.get("PYTHONPATH")] if p])
     cmd = [sys.executable, "-m", "dbt_schema_link", "link", "--project-dir", str(project_dir),
            "--profiles-dir", str(project_dir), "--format", "json", "--quiet"]
     res = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=project_dir)
