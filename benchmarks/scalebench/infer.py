@@ -22,7 +22,6 @@ def main(argv: list[str]) -> int:
     from dbt_schema_link.artifacts.manifest import read_project
     from dbt_schema_link.discovery import discover
     from dbt_schema_link.profiling.cache import ProfileCache
-    from dbt_schema_link.profiling.envelope import relation_profile
     from dbt_schema_link.profiling.records import ProfileSet
 
     target = project_dir / "target"
@@ -30,7 +29,7 @@ def main(argv: list[str]) -> int:
     path = target / "schema_link" / "profiles.json"
     cache = ProfileCache.load(path)
     k = int(json.loads(path.read_text(encoding="utf-8")).get("k") or 0) if path.exists() else 0
-    relations = {uid: relation_profile(e["profile"]) for uid, e in cache.entries.items() if uid in project.relations}
+    relations = {uid: cache.profile(uid) for uid in cache.entries if uid in project.relations}
     if not k:  # the cache of a real `profile` run: take K from the signatures themselves
         k = next((len(c.minhash) for r in relations.values() for c in r.columns.values() if c.minhash), 0)
     profiles = ProfileSet(adapter=project.adapter_type, k=k, package_version="", relations=relations)

@@ -308,11 +308,14 @@ def generate(features: Features, settings: DiscoverySettings, joins: list[SqlJoi
     lap = lap or (lambda _stage: None)
     out: dict[tuple, Candidate] = {}
     counts = {"candidates_by_name": 0, "candidates_by_value": 0, "candidates_by_sql": 0}
+    sql_pairs: set[tuple] = set()  # counted as proposed (flag arithmetic over every candidate is slow)
 
-    def put(child: ColInfo, parent: ColInfo, source: Source, join: SqlJoin | None = None) -> None:
+    def put(child: ColInfo, parent: ColInfo, source: Source, join: SqlJoin | None = None) -> bool:
         if child is parent or not can_be_child(child) or skip(child, parent):
-            return
+            return False
         key = (child.key, parent.key)
+        if source is Source.SQL:
+            sql_pairs.add(key)
         cand = out.get(key)
         if cand is None:
             cand = out[key] = Candidate(child, parent, source)
@@ -320,6 +323,7 @@ def generate(features: Features, settings: DiscoverySettings, joins: list[SqlJoi
             cand.sources |= source
         if join is not None:
             cand.joins.append(join)
+        return True
 
     if settings.use_names:
         index = build_name_index(features)
@@ -327,7 +331,7 @@ def generate(features: Features, settings: DiscoverySettings, joins: list[SqlJoi
         for child in features.columns:
             for parent in name_candidates(child, index, settings.max_name_candidates_per_child, memo):
                 put(child, parent, Source.NAME)
-        counts["candidates_by_name"] = sum(1 for c in out.values() if c.sources & Source.NAME)
+        counts["candidates_by_name"] = len(out)  # one lookup per child, each parent once
     lap("candidates by name")
 
     if settings.use_values and features.k:
@@ -348,9 +352,8 @@ def generate(features: Features, settings: DiscoverySettings, joins: list[SqlJoi
                     found = seen[key] = [parents[i] for i in lsh.query(child.signature, child.distinct)]
                 elif found is None:
                     found = seen[key] = tightest_containers(child, lsh, parents, cap, settings, fraction, widths)
-                for parent in found:
-                    put(child, parent, Source.VALUE)
-        counts["candidates_by_value"] = sum(1 for c in out.values() if c.sources & Source.VALUE)
+                # one lookup per child, each parent once: every accepted pair is a new one
+                counts["candidates_by_value"] += sum(put(child, parent, Source.VALUE) for parent in found)
     lap("candidates by value (LSH)")
 
     for join in joins:
@@ -359,6 +362,6 @@ def generate(features: Features, settings: DiscoverySettings, joins: list[SqlJoi
             continue
         put(a, b, Source.SQL, join)
         put(b, a, Source.SQL, join)
-    counts["candidates_by_sql"] = sum(1 for c in out.values() if c.sources & Source.SQL)
+    counts["candidates_by_sql"] = len(sql_pairs)
     lap("candidates from SQL")
     return out, counts

@@ -124,7 +124,8 @@ def evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstim
         evidence.append(value_evidence(child, parent, est, settings, vouched=named or joined))
     if exact is not None and exact.child_distinct:
         evidence.append(exact_evidence(child, parent, exact, settings, vouched=named or joined))
-    against = cross_source_evidence(child, parent, settings)
+    against = matches.cross_source(child, parent, settings) if matches is not None \
+        else cross_source_evidence(child, parent, settings)
     if against is not None and not joined:
         evidence.append(against)
     if not named and not joined and block is None:
@@ -132,7 +133,7 @@ def evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstim
             block = Block.PARENT_NOT_KEY  # value-only links go to another relation's key
         elif est is None and exact is None:
             block = Block.PARENT_NOT_KEY  # nothing but a type match
-    trap = find_trap(child, parent, evidence, settings, fit) if block is None else None
+    trap = find_trap(child, parent, evidence, settings, fit, named) if block is None else None
     if pending and block is None:
         block = Block.TYPES_NEED_VALUES
     conf = confidence(evidence, measured)

@@ -46,6 +46,7 @@ class RelationMatches:
 
     def __init__(self) -> None:
         self._answers: dict[tuple, tuple[float, float, str]] = {}
+        self._against: dict[tuple[int, int], Evidence | None] = {}
 
     def get(self, child: ColInfo, parent: ColInfo | None) -> tuple[float, float, str]:
         rel = parent.rel if parent is not None else child.rel
@@ -54,6 +55,13 @@ class RelationMatches:
         if answer is None:
             answer = self._answers[key] = relation_match(child, parent)
         return answer
+
+    def cross_source(self, child: ColInfo, parent: ColInfo, settings: DiscoverySettings) -> Evidence | None:
+        """``cross_source_evidence``, once per pair of relations (it depends on nothing else)."""
+        key = (id(child.rel), id(parent.rel))
+        if key not in self._against:
+            self._against[key] = cross_source_evidence(child, parent, settings)
+        return self._against[key]
 
 
 def name_evidence(child: ColInfo, parent: ColInfo, matches: RelationMatches | None = None) -> list[Evidence]:
@@ -372,7 +380,8 @@ class ValueFit:
 
 
 def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
-              settings: DiscoverySettings, fit: ValueFit | None = None) -> tuple[Trap, str] | None:
+              settings: DiscoverySettings, fit: ValueFit | None = None,
+              named: bool | None = None) -> tuple[Trap, str] | None:
     """The cross-product traps of value overlap (docs/dbt_facts.md, "Value overlap"): flags, free text, tiny enums,
     value-only links that chance explains, and links between unrelated sources that rest on names
     alone or on values chance explains. ``None`` when the pair is not a trap.
@@ -381,8 +390,9 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
     at least ``nameless_min_child_distinct`` values, or values improbable at random
     (``nameless_min_surprise``), and (2) specific values: only one relation's key contains them, or
     (for a large child) this parent is the tightest container by a factor of 2 — a few small
-    numbers fit every dense id range."""
-    named = has_name_signal(evidence)
+    numbers fit every dense id range. ``named``: ``has_name_signal(evidence)`` when the caller has it."""
+    if named is None:
+        named = has_name_signal(evidence)
     joined = any(e.signal is Signal.SQL_JOIN for e in evidence)
     if parent.flag or (child.flag and not (named and parent.pk_score >= TRAPS.flag_parent_key)):
         return Trap.FLAG_PAIR, "flag/boolean columns overlap with any other flag"

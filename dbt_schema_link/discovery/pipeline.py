@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 
 from dbt_schema_link.artifacts.records import ColumnRef, Project
+from dbt_schema_link.collector import collector_paused
 from dbt_schema_link.discovery import composite
 from dbt_schema_link.discovery.candidates import generate
 from dbt_schema_link.discovery.declared import declared_links, mark_written
@@ -56,7 +57,13 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
     (``None``: no composite keys) measures composite key candidates (:mod:`.composite`). Pure otherwise:
     the same inputs give the same :class:`LinkSet`. See the module docstring for the stages.
     """
-    settings = settings or DiscoverySettings()
+    with collector_paused():
+        return _discover(project, profiles, settings or DiscoverySettings(), verify, progress, inspect, verify_tuples)
+
+
+def _discover(project: Project, profiles: ProfileSet | None, settings: DiscoverySettings, verify: Verifier | None,
+              progress: Callable[[str], None] | None, inspect: Callable[[Sequence[Scored]], None] | None,
+              verify_tuples: composite.TupleVerifier | None) -> LinkSet:
     say = progress or (lambda _msg: None)
     started = time.perf_counter()
     notes: list[str] = []

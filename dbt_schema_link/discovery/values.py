@@ -205,12 +205,10 @@ def _query_bands(lsh, minhash: LeanMinHash, swapped: bytes, b: int) -> set:
             or lsh._H != lsh._byteswap or not (tables and hasattr(tables[0], "_dict"))):
         return lsh._query_b(minhash, b)
     candidates: set = set()
-    add = candidates.add
     for (start, end), table in zip(lsh.hashranges[:b], tables):
         bucket = table._dict.get(swapped[start * 8:end * 8])
         if bucket:
-            for key in bucket:
-                add(key)
+            candidates.update(bucket)
     return candidates
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from dbt_schema_link import __version__
+from dbt_schema_link.collector import collector_paused
 from dbt_schema_link.artifacts.records import Relation
 from dbt_schema_link.fileio import atomic_write_text
 from dbt_schema_link.profiling.envelope import relation_profile, relation_profile_to_json
@@ -38,19 +39,24 @@ def cache_key(relation: Relation, options: ProfileOptions, adapter: str) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:24]
 
 
-def _usable(unique_id: str, entry: Any) -> bool:
+def _parsed(unique_id: str, entry: Any) -> RelationProfile | None:
+    """The entry's profile when it reads back as a profile of that relation, else ``None``."""
     if not isinstance(entry, dict) or not isinstance(entry.get("profile"), dict):
-        return False
+        return None
     try:
-        return relation_profile(entry["profile"]).unique_id == unique_id
+        profile = relation_profile(entry["profile"])
     except Exception:  # noqa: BLE001 - a bad cache entry means: profile again
-        return False
+        return None
+    return profile if profile.unique_id == unique_id else None
 
 
 class ProfileCache:
     def __init__(self, path: Path):
         self.path = path
         self.entries: dict[str, dict[str, Any]] = {}
+        #: each entry's profile, parsed once when read or put (a warehouse's cache is 100,000s of
+        #: signatures: parsing them twice was a fifth of loading it)
+        self._profiles: dict[str, RelationProfile] = {}
         #: invocation_ids of dbt builds whose on-run-end profiles are already in (build_log.py)
         self.builds: list[str] = []
 
@@ -59,34 +65,46 @@ class ProfileCache:
         cache = cls(path)
         if not path.exists():
             return cache
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError, RecursionError):
-            return cache  # a damaged cache is rebuilt, never fatal
-        if isinstance(data, dict) and data.get("format") == CACHE_FORMAT and data.get("format_version") == CACHE_VERSION:
+        # 100,000s of signatures in a warehouse's cache: parsed with the collector paused (see
+        # dbt_schema_link.collector), from bytes (a text read decodes line by line, slower than JSON)
+        with collector_paused():
+            try:
+                data = json.loads(path.read_bytes())
+            except (OSError, ValueError, RecursionError):
+                return cache  # a damaged cache is rebuilt, never fatal
+            if not (isinstance(data, dict) and data.get("format") == CACHE_FORMAT
+                    and data.get("format_version") == CACHE_VERSION):
+                return cache
             entries = data.get("relations")
             if isinstance(entries, dict):
                 # Only entries that read back as a profile of that relation; the rest is re-profiled.
-                cache.entries = {k: v for k, v in entries.items() if _usable(k, v)}
+                for uid, entry in entries.items():
+                    profile = _parsed(uid, entry)
+                    if profile is not None:
+                        cache.entries[uid], cache._profiles[uid] = entry, profile
             builds = data.get("builds")
             if isinstance(builds, list):
                 cache.builds = [b for b in builds if isinstance(b, str)]
         return cache
 
     def get(self, unique_id: str, key: str) -> RelationProfile | None:
+        """The relation's profile when it was stored under ``key`` (else it must be profiled again)."""
         entry = self.entries.get(unique_id)
-        if not entry or entry.get("key") != key or not isinstance(entry.get("profile"), dict):
+        if not entry or entry.get("key") != key:
             return None
-        try:
-            return relation_profile(entry["profile"])
-        except Exception:  # noqa: BLE001 - a bad cache entry means: profile again
-            return None
+        return self._profiles.get(unique_id)
+
+    def profile(self, unique_id: str) -> RelationProfile | None:
+        """The relation's stored profile, whatever options took it (``link`` reads what ``profile`` left)."""
+        return self._profiles.get(unique_id)
 
     def put(self, profile: RelationProfile, key: str) -> None:
         self.entries[profile.unique_id] = {"key": key, "profile": relation_profile_to_json(profile)}
+        self._profiles[profile.unique_id] = profile
 
     def prune(self, keep: set[str]) -> None:
         self.entries = {k: v for k, v in self.entries.items() if k in keep}
+        self._profiles = {k: v for k, v in self._profiles.items() if k in keep}
 
     def save(self, profiles: ProfileSet) -> None:
         data = {

