@@ -7,6 +7,7 @@ these records, never on raw manifest dictionaries.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from enum import Enum
 
 
@@ -78,7 +79,7 @@ class Relation:
     #: (artifacts/identity.py): e.g. ``github.repository``, a package's source over this seed
     aliases: tuple[str, ...] = ()
 
-    @property
+    @cached_property  # asked for every candidate pair discovery weighs; name and type never change
     def short_name(self) -> str:
         """The name people use: model/seed name, or the source table name."""
         return self.name.split(".")[-1] if self.resource_type is ResourceType.SOURCE else self.name

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from dbt_schema_link.discovery.candidates import Candidate
 from dbt_schema_link.discovery.domains import UnionFind
 from dbt_schema_link.discovery.evidence import (
-    Block, RelationMatches, ValueFit, cardinality_evidence, cross_source_evidence, exact_evidence, find_trap,
-    has_name_signal, name_evidence, sql_evidence, type_evidence, value_evidence, values_agree,
+    Block, RelationMatches, ValueFit, cardinality_evidence, cross_source_evidence, deferred_detail, exact_evidence,
+    find_trap, has_name_signal, name_evidence, sql_evidence, type_evidence, value_evidence, values_agree,
 )
 from dbt_schema_link.discovery.policy import CAPS, CARDINALITY, TYPES
 from dbt_schema_link.discovery.records import Evidence, Signal, Trap
@@ -37,7 +37,9 @@ class Scored:
         """The evidence with each item's contribution, made when first asked: every candidate
         is scored, few are reported (hundreds of thousands of pairs at warehouse scale)."""
         if self._scored is None:
-            self._scored = score(self.raw, self.measured)[1]
+            child, parent = self.cand.child, self.cand.parent
+            raw = [deferred_detail(e, child, parent, self.estimate) for e in self.raw]
+            self._scored = score(raw, self.measured)[1]
         return self._scored
 
 
@@ -124,8 +126,7 @@ def evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstim
         evidence.append(value_evidence(child, parent, est, settings, vouched=named or joined))
     if exact is not None and exact.child_distinct:
         evidence.append(exact_evidence(child, parent, exact, settings, vouched=named or joined))
-    against = matches.cross_source(child, parent, settings) if matches is not None \
-        else cross_source_evidence(child, parent, settings)
+    against = cross_source_evidence(child, parent, settings)
     if against is not None and not joined:
         evidence.append(against)
     if not named and not joined and block is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
 import numpy as np
@@ -46,7 +46,6 @@ class RelationMatches:
 
     def __init__(self) -> None:
         self._answers: dict[tuple, tuple[float, float, str]] = {}
-        self._against: dict[tuple[int, int], Evidence | None] = {}
 
     def get(self, child: ColInfo, parent: ColInfo | None) -> tuple[float, float, str]:
         rel = parent.rel if parent is not None else child.rel
@@ -55,13 +54,6 @@ class RelationMatches:
         if answer is None:
             answer = self._answers[key] = relation_match(child, parent)
         return answer
-
-    def cross_source(self, child: ColInfo, parent: ColInfo, settings: DiscoverySettings) -> Evidence | None:
-        """``cross_source_evidence``, once per pair of relations (it depends on nothing else)."""
-        key = (id(child.rel), id(parent.rel))
-        if key not in self._against:
-            self._against[key] = cross_source_evidence(child, parent, settings)
-        return self._against[key]
 
 
 def name_evidence(child: ColInfo, parent: ColInfo, matches: RelationMatches | None = None) -> list[Evidence]:
@@ -304,12 +296,30 @@ def _scaled(est: ContainmentEstimate, parent: ColInfo) -> ContainmentEstimate:
 def value_evidence(child: ColInfo, parent: ColInfo, est: ContainmentEstimate,
                    settings: DiscoverySettings, vouched: bool = False) -> Evidence:
     """The MinHash estimate; ``vouched`` as in :func:`exact_evidence` (orphans make a pair the
-    names join partial, so the estimate turns positive from ``partial_min_containment``)."""
+    names join partial, so the estimate turns positive from ``partial_min_containment``).
+    Its detail is written by :func:`deferred_detail`, for the pairs that are reported."""
     threshold = settings.min_estimated_containment
     if vouched:
         threshold = min(threshold, settings.partial_min_containment)
     strength = est.reliability * _ramp(est.containment, threshold)
-    return Evidence(Signal.VALUE_CONTAINMENT_ESTIMATE, strength, est.describe(child.distinct, parent.distinct))
+    return Evidence(Signal.VALUE_CONTAINMENT_ESTIMATE, strength, "")
+
+
+def deferred_detail(evidence: Evidence, child: ColInfo, parent: ColInfo, est: ContainmentEstimate | None) -> Evidence:
+    """``evidence`` with its detail written, when it is an item whose detail is left empty until
+    the pair is reported (:func:`value_evidence`'s, ``est`` its estimate, and
+    :func:`cross_source_evidence`'s): every candidate pair is weighed, hundreds of thousands at
+    warehouse scale, and few are reported."""
+    if evidence.detail:
+        return evidence
+    if evidence.signal is Signal.VALUE_CONTAINMENT_ESTIMATE and est is not None:
+        return replace(evidence, detail=est.describe(child.distinct, parent.distinct))
+    if evidence.signal is Signal.CROSS_SOURCE:
+        return replace(evidence, detail=(
+            f"{child.rel.relation.short_name!r} and {parent.rel.relation.short_name!r} come from "
+            f"unrelated sources ({', '.join(sorted(child.rel.origins))} / "
+            f"{', '.join(sorted(parent.rel.origins))})"))
+    return evidence
 
 
 def exact_evidence(child: ColInfo, parent: ColInfo, result: ContainmentResult,
@@ -479,10 +489,8 @@ def _surprise(child: ColInfo, parent: ColInfo) -> float:
 
 
 def cross_source_evidence(child: ColInfo, parent: ColInfo, settings: DiscoverySettings) -> Evidence | None:
-    """Against a pair whose relations come from unrelated sources (see ``features.relation_origins``)."""
+    """Against a pair whose relations come from unrelated sources (see ``features.relation_origins``);
+    its detail is written by :func:`deferred_detail`, for the pairs that are reported."""
     if settings.cross_source_strictness <= 0 or not unrelated_sources(child.rel, parent.rel):
         return None
-    return Evidence(Signal.CROSS_SOURCE, -settings.cross_source_strictness,
-                    f"{child.rel.relation.short_name!r} and {parent.rel.relation.short_name!r} come from "
-                    f"unrelated sources ({', '.join(sorted(child.rel.origins))} / "
-                    f"{', '.join(sorted(parent.rel.origins))})")
+    return Evidence(Signal.CROSS_SOURCE, -settings.cross_source_strictness, "")

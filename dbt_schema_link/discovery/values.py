@@ -229,21 +229,22 @@ def estimate_containments(a: np.ndarray, a_n: np.ndarray, b: np.ndarray, b_n: np
     eq = np.count_nonzero(a == b, axis=1)
     lt = np.count_nonzero(a_own & ((a < b) | ~b_own), axis=1)
     slots = np.count_nonzero(a_own | b_own, axis=1)
-    out = []
-    for i in range(rows):
-        an, bn = int(a_n[i]), int(b_n[i])
-        if k == 0 or an <= 0 or bn <= 0:
-            out.append(ContainmentEstimate(0.0, 0.0, 0.0, 0.0, 0))
-            continue
-        e, v = int(eq[i]), int(lt[i])
-        j = e / k
+    an, bn = np.asarray(a_n, dtype=np.int64), np.asarray(b_n, dtype=np.int64)
+    valid = (an > 0) & (bn > 0) if k else np.zeros(rows, dtype=bool)
+    # the one-pair arithmetic over whole arrays, operation for operation (float64 both ways);
+    # rows without values divide by zero here and are replaced below
+    with np.errstate(divide="ignore", invalid="ignore"):
+        j = eq / k if k else np.zeros(rows)
         union = (an + bn) / (1.0 + j)
-        c = max(0.0, min(1.0, 1.0 - (v / max(int(slots[i]), 1)) * union / an))
-        c_jaccard = max(0.0, min(1.0, j * (an + bn) / ((1.0 + j) * an)))
-        info = k * an / max(union, 1.0)
-        out.append(ContainmentEstimate(containment=c, jaccard=j, jaccard_containment=c_jaccard,
-                                       reliability=1.0 - math.exp(-info / 3.0), violations=v))
-    return out
+        c = np.clip(1.0 - (lt / np.maximum(slots, 1)) * union / an, 0.0, 1.0)
+        c_jaccard = np.clip(j * (an + bn) / ((1.0 + j) * an), 0.0, 1.0)
+        info = k * an / np.maximum(union, 1.0)
+    empty = ContainmentEstimate(0.0, 0.0, 0.0, 0.0, 0)
+    exp = math.exp  # math.exp, not np.exp: the same reliability to the last bit as the one-pair function
+    return [ContainmentEstimate(containment=ci, jaccard=ji, jaccard_containment=cji,
+                                reliability=1.0 - exp(-ii / 3.0), violations=vi) if ok else empty
+            for ok, ci, ji, cji, ii, vi in zip(valid.tolist(), c.tolist(), j.tolist(), c_jaccard.tolist(),
+                                               info.tolist(), lt.tolist())]
 
 
 def _minhash(signature: np.ndarray) -> LeanMinHash:
