@@ -21,19 +21,13 @@ def main(argv: list[str]) -> int:
     t0 = time.perf_counter()
     from dbt_schema_link.artifacts.manifest import read_project
     from dbt_schema_link.discovery import discover
-    from dbt_schema_link.profiling.cache import ProfileCache
-    from dbt_schema_link.profiling.records import ProfileSet
+    from dbt_schema_link.profiling.stored import stored_profiles
 
     target = project_dir / "target"
     project = read_project(target, require_catalog=True, project_dir=project_dir)
-    path = target / "schema_link" / "profiles.json"
-    cache = ProfileCache.load(path)
-    k = int(json.loads(path.read_text(encoding="utf-8")).get("k") or 0) if path.exists() else 0
-    relations = {uid: cache.profile(uid) for uid in cache.entries if uid in project.relations}
-    if not k:  # the cache of a real `profile` run: take K from the signatures themselves
-        k = next((len(c.minhash) for r in relations.values() for c in r.columns.values() if c.minhash), 0)
-    profiles = ProfileSet(adapter=project.adapter_type, k=k, package_version="", relations=relations)
-    del cache
+    # what `link --no-warehouse` reads: the profile cache, K taken from the signatures themselves
+    profiles = stored_profiles(target / "schema_link" / "profiles.json", project)
+    relations, k = (profiles.relations, profiles.k) if profiles is not None else ({}, 0)
     t1 = time.perf_counter()
     links = discover(project, profiles, None, None,
                      lambda msg: print(f"  {msg}", file=sys.stderr, flush=True))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+from functools import cached_property
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -146,11 +147,12 @@ class NameParts:
     generic: bool  # a bare key (id, code, key) that names no entity
     leading_key: bool = False  # the key marker leads (id_color_eye): the entity is the first word
 
-    @property
+    # asked for every candidate pair: computed once (a frozen dataclass keeps them in __dict__)
+    @cached_property
     def norm(self) -> str:
         return concat(self.tokens)
 
-    @property
+    @cached_property
     def head_key(self) -> str:
         return concat(self.head)
 
