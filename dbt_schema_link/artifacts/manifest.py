@@ -21,6 +21,7 @@ from dbt_schema_link.artifacts.records import (
     Relation,
     ResourceType,
 )
+from dbt_schema_link.collector import collector_paused
 from dbt_schema_link.errors import ArtifactError
 
 #: manifest schema versions we have checked; newer ones are read tolerantly with a warning.
@@ -39,7 +40,8 @@ def load_json(path: Path, regenerate: str) -> dict[str, Any]:
         raise ArtifactError(f"{path} not found: run `{regenerate}` in the dbt project first")
     try:
         raw = path.read_bytes()
-        data = json.loads(raw.decode("utf-8"))
+        with collector_paused():  # a warehouse's manifest and catalog are millions of objects
+            data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise ArtifactError(f"{path} is not UTF-8 text: re-create it with `{regenerate}`") from None
     except json.JSONDecodeError as exc:

@@ -105,6 +105,14 @@ class Features:
     def col(self, ref: ColumnRef) -> ColInfo | None:
         return self.by_ref.get(ref.key())
 
+    def release(self) -> None:
+        """Drop the relation -> column references (each column also points at its relation)
+        once a run is done: without the cycles, reference counting frees a warehouse's worth
+        of features at once, instead of the cyclic collector walking them all afterwards."""
+        for rel in self.relations.values():
+            rel.columns = []
+            rel.key_columns = []
+
 
 def build_features(project: Project, profiles: ProfileSet | None, settings: DiscoverySettings) -> Features:
     depths = relation_depths(project)

@@ -211,6 +211,7 @@ def _discover(project: Project, profiles: ProfileSet | None, settings: Discovery
         notes=notes, project_name=project.project_name,
     )
     result.sort()
+    features.release()
     lap("result")
     result.timings = timings
     say(f"discovery: {len(inferred)} inferred, {len(declared)} declared, {len(lineage_links)} lineage "

@@ -15,6 +15,7 @@ from enum import Enum
 from typing import Any
 
 from dbt_schema_link.artifacts.records import ColumnRef
+from dbt_schema_link.collector import collector_paused
 from dbt_schema_link.discovery.settings import DiscoverySettings
 # The link record itself lives in the bottom layer (every stage reads it); re-exported here.
 from dbt_schema_link.links import (  # noqa: F401
@@ -195,7 +196,8 @@ class LinkSet:
 
     def to_json(self) -> str:
         """Deterministic JSON text (``links.json``): sorted, indented, newline-terminated."""
-        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
+        with collector_paused():  # a document of 100,000s of small objects, freed right after
+            return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], where: str = "links file") -> LinkSet:
