@@ -127,6 +127,9 @@ def build_features(project: Project, profiles: ProfileSet | None, settings: Disc
     # the words relation names use: they tell a glued "orderid" from a word like "valid"
     vocabulary = Vocabulary((key for names in rel_names.values() for key in names.keys),
                             (w for names in rel_names.values() for ws in names.key_words.values() for w in ws))
+    # one NameParts per distinct name: warehouses repeat names (customer_id in hundreds of
+    # relations), and discovery keys its per-name memos by them (equal objects are the same one)
+    parts_of: dict[tuple[str, bool], NameParts] = {}
     for uid in enabled:
         rel = project.relations[uid]
         prof = profiles.relations.get(uid) if use_values and profiles else None
@@ -151,9 +154,12 @@ def build_features(project: Project, profiles: ProfileSet | None, settings: Disc
                 if cprof.minhash_borrowed:
                     borrowed = np.zeros(k, dtype=bool)
                     borrowed[list(cprof.minhash_borrowed)] = True
+            stripped = strip_table_prefix(col.name, prefix)
+            parts = parts_of.get((stripped, glued))
+            if parts is None:
+                parts = parts_of[(stripped, glued)] = analyse_column(stripped, vocabulary, glued)
             ci = ColInfo(
-                ref=ColumnRef(uid, col.name), rel=info, position=position,
-                parts=analyse_column(strip_table_prefix(col.name, prefix), vocabulary, glued), family=family,
+                ref=ColumnRef(uid, col.name), rel=info, position=position, parts=parts, family=family,
                 profile=cprof, signature=sig, borrowed=borrowed,
             )
             info.columns.append(ci)

@@ -13,6 +13,7 @@ import functools
 from functools import cached_property
 import re
 from collections.abc import Callable, Iterable
+import dataclasses
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -146,6 +147,13 @@ class NameParts:
     flag_name: bool  # is_active, has_x, x_flag, x_yn
     generic: bool  # a bare key (id, code, key) that names no entity
     leading_key: bool = False  # the key marker leads (id_color_eye): the entity is the first word
+
+    def __hash__(self) -> int:  # a key of discovery's per-name memos: hashed once, not per lookup
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
+        return hash(dataclasses.astuple(self))
 
     # asked for every candidate pair: computed once (a frozen dataclass keeps them in __dict__)
     @cached_property
