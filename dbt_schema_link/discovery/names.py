@@ -281,6 +281,8 @@ class RelationNames:
     keys: dict[str, float]
     people: float  # 0..1: how much this is a table of people
     key_words: dict[str, tuple[str, ...]] = field(default_factory=dict)  # each key's words
+    #: ``abbreviation`` answers: asked per candidate pair, and the same words recur across a warehouse
+    _abbreviations: dict[str, tuple[float, str]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def abbreviates(self, head_key: str) -> bool:
         """``cont`` (ContId) abbreviates ``continent``; ``stu`` (StuID) ``student``."""
@@ -291,12 +293,15 @@ class RelationNames:
     def abbreviation(self, head_key: str) -> tuple[float, str]:
         """Best ``abbreviation_score`` of ``head_key`` against this relation's keys, weighted by
         how much each key names the relation, and the key it abbreviates."""
-        best, via = 0.0, ""
-        for key, weight in self.keys.items():
-            score = abbreviation_score(head_key, self.key_words.get(key, (key,))) * weight
-            if score > best:
-                best, via = score, key
-        return best, via
+        answer = self._abbreviations.get(head_key)
+        if answer is None:
+            best, via = 0.0, ""
+            for key, weight in self.keys.items():
+                score = abbreviation_score(head_key, self.key_words.get(key, (key,))) * weight
+                if score > best:
+                    best, via = score, key
+            answer = self._abbreviations[head_key] = (best, via)
+        return answer
 
 
 def analyse_relation(names: list[str], prefixes: tuple[str, ...]) -> RelationNames:
