@@ -7,8 +7,8 @@ these records, never on raw manifest dictionaries.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 from enum import Enum
+from functools import cached_property
 
 
 class ResourceType(str, Enum):

@@ -9,13 +9,13 @@ Everything here works on normalized *keys*: singular lower-case tokens joined wi
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import functools
-from functools import cached_property
 import re
 from collections.abc import Callable, Iterable
-import dataclasses
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import cached_property
 
 from rapidfuzz import fuzz
 

@@ -21,6 +21,7 @@ from dbt_schema_link.profiling.records import (
     ContainmentResult,
     RelationProfile,
     SampleMethod,
+    Signature,
     TupleContainmentResult,
 )
 from dbt_schema_link.profiling.sketch import densify, parse_buckets, sparse_text
@@ -160,10 +161,10 @@ def _opt_count(value: Any) -> int | None:
     return None if n is None else min(max(n, 0), MAX_COUNT)
 
 
-_NO_SIGNATURE: tuple[tuple[int, ...] | None, frozenset[int]] = (None, frozenset())
+_NO_SIGNATURE: tuple[Signature | tuple[int, ...] | None, frozenset[int]] = (None, frozenset())
 
 
-def _minhash(value: Any, form: Any, k: Any) -> tuple[tuple[int, ...] | None, frozenset[int]]:
+def _minhash(value: Any, form: Any, k: Any) -> tuple[Signature | tuple[int, ...] | None, frozenset[int]]:
     """(signature, borrowed positions) of a `minhash` text written in `form` (MinhashFormat's
     value); one-permutation pairs are densified to `k` positions. Anything else: no signature."""
     if value is None or value == "" or not isinstance(value, str):
@@ -181,7 +182,7 @@ def _minhash(value: Any, form: Any, k: Any) -> tuple[tuple[int, ...] | None, fro
     return _NO_SIGNATURE
 
 
-def _kminhash(value: Any) -> tuple[int, ...] | None:
+def _kminhash(value: Any) -> Signature | tuple[int, ...] | None:
     if isinstance(value, str):
         # the cache's own form (unsigned decimals, no blanks) parsed in C: loading a warehouse's
         # cache is 100,000s of signatures (5x a split and map(int)); numpy saturates past 64
@@ -191,7 +192,7 @@ def _kminhash(value: Any) -> tuple[int, ...] | None:
         except ValueError:  # a sign, a blank between commas, anything not a decimal
             parsed = None
         if parsed is not None and parsed.size and not (parsed == np.uint64(HASH_MASK)).any():
-            return tuple(parsed.tolist())
+            return Signature.of_array(parsed)
     parts = value.split(",") if isinstance(value, str) else value
     if not isinstance(parts, list):
         return None

@@ -69,3 +69,25 @@ def test_surprise_separates_dense_from_sparse_keys():
 def test_empty_sets_estimate_nothing(a_n, b_n):
     e = estimate_containment(sig([1]), a_n, sig([1]), b_n)
     assert e.containment == 0.0 and e.reliability == 0.0
+
+
+def test_batched_estimates_are_the_one_pair_estimates_to_the_last_bit():
+    """``estimate_containments`` does the one-pair arithmetic over whole arrays: same numbers,
+    including pairs without values (0 distinct) and densified (borrowed) positions."""
+    import numpy as np
+
+    from dbt_schema_link.discovery.values import ContainmentEstimate, estimate_containments
+
+    rng = np.random.default_rng(35)
+    rows, k = 64, 16
+    a = rng.integers(0, 50, size=(rows, k)).astype(np.uint64)
+    b = np.where(rng.random((rows, k)) < 0.5, a, rng.integers(0, 50, size=(rows, k)).astype(np.uint64))
+    a_n, b_n = rng.integers(1, 400, size=rows), rng.integers(1, 4000, size=rows)
+    a_n[0], b_n[1] = 0, 0  # pairs without values
+    a_borrowed, b_borrowed = rng.random((rows, k)) < 0.2, rng.random((rows, k)) < 0.2
+    batch = estimate_containments(a, a_n, b, b_n, ~a_borrowed, ~b_borrowed)
+    for i in range(rows):
+        one = estimate_containment(a[i], int(a_n[i]), b[i], int(b_n[i]), a_borrowed[i], b_borrowed[i])
+        assert batch[i] == one, i
+    assert batch[0] == batch[1] == ContainmentEstimate(0.0, 0.0, 0.0, 0.0, 0)
+    assert len({e.containment for e in batch}) > 10  # the pairs differ: the comparison says something
