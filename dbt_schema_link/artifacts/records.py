@@ -39,7 +39,11 @@ class ColumnRef:
         return key
 
     def __str__(self) -> str:
-        return f"{self.relation}.{self.column}"
+        text = self.__dict__.get("_text")  # kept once made, as key() is (discovery sorts by it)
+        if text is None:
+            text = f"{self.relation}.{self.column}"
+            object.__setattr__(self, "_text", text)
+        return text
 
 
 @dataclass

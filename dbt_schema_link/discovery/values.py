@@ -151,11 +151,16 @@ class ContainmentIndex:
             yield list(ensemble.query(minhash, size))
             return
         swapped = np.asarray(signature, dtype=np.uint64).byteswap().tobytes()
+        bands: dict[int, list[bytes]] = {}  # band keys by rows per band: partitions share them
         for index, upper in zip(parts, uppers):
             if upper is None or upper < min_upper:
                 continue
             b, r = optimal(upper, size)
-            yield list(_query_bands(index[r], minhash, swapped, b))
+            lsh = index[r]
+            keys = bands.get(r)
+            if keys is None:
+                keys = bands[r] = [swapped[start * 8:end * 8] for start, end in lsh.hashranges]
+            yield list(_query_bands(lsh, minhash, keys, b))
 
 
 def _fast_insert_ok(lsh) -> bool:
@@ -196,17 +201,18 @@ def _fast_insert(lsh):
     return insert
 
 
-def _query_bands(lsh, minhash: LeanMinHash, swapped: bytes, b: int) -> set:
+def _query_bands(lsh, minhash: LeanMinHash, band_keys: list[bytes], b: int) -> set:
     """``MinHashLSH._query_b`` without its per-band overhead: the band keys are slices of the
-    signature byte-swapped once (the bytes ``_query_b`` builds band by band); the same lookups,
-    in the same order, so the same set. Falls back to ``_query_b`` for other storage layouts."""
+    signature byte-swapped once (the bytes ``_query_b`` builds band by band, ``lsh.hashranges``
+    of it); the same lookups, in the same order, so the same set. Falls back to ``_query_b`` for
+    other storage layouts."""
     tables = lsh.hashtables[:b]
     if (getattr(lsh, "hashfunc", None) is not None or getattr(lsh, "prepickle", False)
             or lsh._H != lsh._byteswap or not (tables and hasattr(tables[0], "_dict"))):
         return lsh._query_b(minhash, b)
     candidates: set = set()
-    for (start, end), table in zip(lsh.hashranges[:b], tables):
-        bucket = table._dict.get(swapped[start * 8:end * 8])
+    for key, table in zip(band_keys[:b], tables):
+        bucket = table._dict.get(key)
         if bucket:
             candidates.update(bucket)
     return candidates
