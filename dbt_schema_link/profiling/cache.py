@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from dbt_schema_link import __version__
-from dbt_schema_link.collector import collector_paused
 from dbt_schema_link.artifacts.records import Relation
+from dbt_schema_link.collector import collector_paused
 from dbt_schema_link.fileio import atomic_write_text
 from dbt_schema_link.profiling.envelope import relation_profile, relation_profile_to_json
 from dbt_schema_link.profiling.options import ProfileOptions

@@ -182,14 +182,18 @@ def _minhash(value: Any, form: Any, k: Any) -> tuple[Signature | tuple[int, ...]
     return _NO_SIGNATURE
 
 
+#: numpy's text parser (``sep`` given); a numpy without it leaves every signature to the Python reader
+_PARSE_DECIMALS = getattr(np, "fromstring", None)
+
+
 def _kminhash(value: Any) -> Signature | tuple[int, ...] | None:
-    if isinstance(value, str):
+    if isinstance(value, str) and _PARSE_DECIMALS is not None:
         # the cache's own form (unsigned decimals, no blanks) parsed in C: loading a warehouse's
         # cache is 100,000s of signatures (5x a split and map(int)); numpy saturates past 64
         # bits where the rest of this function masks, so a saturated value takes the slow path
         try:
-            parsed = np.fromstring(value, dtype=np.uint64, sep=",")
-        except ValueError:  # a sign, a blank between commas, anything not a decimal
+            parsed = _PARSE_DECIMALS(value, dtype=np.uint64, sep=",")
+        except (ValueError, TypeError):  # a sign, a blank between commas, anything not a decimal
             parsed = None
         if parsed is not None and parsed.size and not (parsed == np.uint64(HASH_MASK)).any():
             return Signature.of_array(parsed)
