@@ -5,7 +5,7 @@
         'table_prefixes': ['stg_', 'dim_', 'fct_', 'fact_', 'raw_', 'int_', 'src_', 'base_', 'ref_', 'mart_', 'tbl_'],
         'parent_min_uniqueness': 0.98,
         'parent_max_null_fraction': 0.01,
-        'approx_slack': 0.03,
+        'approx_slack': 0.1,
         'flag_max_distinct': 2,
         'flag_words': ['-1', '0', '1', 'f', 'false', 'n', 'no', 'off', 'on', 't', 'true', 'y', 'yes']
     }) }}

@@ -12,7 +12,7 @@ from dbt_schema_link.artifacts.records import ColumnRef, Project, Relation, Reso
 from dbt_schema_link.artifacts.dag import relation_depths, relation_parents
 from dbt_schema_link.discovery.names import (
     NameParts, RelationNames, Vocabulary, analyse_column, analyse_relation, is_glued, strip_table_prefix,
-    table_column_prefix,
+    table_column_prefix, with_compound_heads,
 )
 from dbt_schema_link.discovery.policy import KEY, NAMES
 from dbt_schema_link.discovery.settings import DiscoverySettings
@@ -127,6 +127,7 @@ def build_features(project: Project, profiles: ProfileSet | None, settings: Disc
     # the words relation names use: they tell a glued "orderid" from a word like "valid"
     vocabulary = Vocabulary((key for names in rel_names.values() for key in names.keys),
                             (w for names in rel_names.values() for ws in names.key_words.values() for w in ws))
+    rel_names = {uid: with_compound_heads(names, vocabulary.word) for uid, names in rel_names.items()}
     # one NameParts per distinct name: warehouses repeat names (customer_id in hundreds of
     # relations), and discovery keys its per-name memos by them (equal objects are the same one)
     parts_of: dict[tuple[str, bool], NameParts] = {}

@@ -328,11 +328,36 @@ def analyse_relation(names: list[str], prefixes: tuple[str, ...]) -> RelationNam
                 _add_keys(keys, toks[:-1], READING.relation_generic_dropped, key_words)
             if len(toks) > 1 and toks[0] in GENERIC_TABLE_WORDS:
                 _add_keys(keys, toks[1:], READING.relation_generic_dropped, key_words)
+    return RelationNames(main=main, keys=keys, people=_people(keys), key_words=key_words)
+
+
+def _people(keys: dict[str, float]) -> float:
     people = 0.0
     for key, weight in keys.items():
         people = max(people, PEOPLE_WORDS.get(key, 0.0) * (
             1.0 if weight >= READING.relation_generic_dropped else READING.people_secondary_factor))
-    return RelationNames(main=main, keys=keys, people=people, key_words=key_words)
+    return people
+
+
+def with_compound_heads(names: RelationNames, is_word: Callable[[str], bool]) -> RelationNames:
+    """``names`` with the head nouns of its glued words: ``superhero`` read as ``super`` +
+    ``hero`` when the project's relation names use ``hero`` (``hero_power``), so ``hero_id``
+    names it as ``channel_id`` names ``tv_channel`` (the trailing n-grams, at
+    ``READING.relation_tail_factor``). Only words the project's own names use cut a word, so
+    ``address`` stays whole unless some relation is named ``dress``."""
+    keys, key_words = dict(names.keys), dict(names.key_words)
+    for key, weight in names.keys.items():
+        if len(names.key_words.get(key, (key,))) != 1:
+            continue
+        parts = segment(key, is_word)
+        for start in range(1, len(parts)):
+            tail = concat(parts[start:])
+            if len(tail) >= 3 and READING.relation_tail_factor * weight > keys.get(tail, 0.0):
+                keys[tail] = READING.relation_tail_factor * weight
+                key_words.setdefault(tail, tuple(parts[start:]))
+    if len(keys) == len(names.keys):
+        return names
+    return RelationNames(main=names.main, keys=keys, people=_people(keys), key_words=key_words)
 
 
 def _add_keys(keys: dict[str, float], toks: list[str], weight: float,

@@ -49,9 +49,11 @@ class DiscoverySettings:
     parent_max_null_fraction: float = _num(0.01, 0.0, 1.0)
     """A parent column may have at most this fraction of NULLs. Default 0.01, range [0, 1]."""
 
-    approx_slack: float = _num(0.03, 0.0, 0.5)
+    approx_slack: float = _num(0.1, 0.0, 0.5)
     """Relative error allowed for approximate distinct counts (HyperLogLog): widens the
-    uniqueness test and the child-distinct <= parent-distinct test. Default 0.03, range [0, 0.5]."""
+    uniqueness test and the child-distinct <= parent-distinct test. Default 0.1, range [0, 0.5]:
+    DuckDB's estimate of n distinct values was measured up to 6.7% short at n = 15 and 7.6% at
+    20,000 (20 seeds each), so a REAL key of 15 rows counted as 14 is still unique."""
 
     free_text_min_len: int = _num(40, 1, 1_000_000)
     """Text columns whose longest value is longer than this are free text (never a key unless

@@ -2,6 +2,7 @@ import pytest
 
 from dbt_schema_link.discovery.names import (
     Role, Vocabulary, abbreviation_score, affix_similarity, analyse_column, analyse_relation, initialisms,
+    with_compound_heads,
     is_glued, singular, strip_table_prefix, table_column_prefix, tokens,
 )
 from dbt_schema_link.discovery.types import Compat, TypeFamily, column_family, compatibility, family_of
@@ -78,6 +79,25 @@ def test_relation_keys_strip_prefixes_plural_and_generic_words():
     assert analyse_relation(["employees"], PREFIXES).people == 1.0
     assert analyse_relation(["orders"], PREFIXES).people == 0.0
     assert analyse_relation(["continents"], PREFIXES).abbreviates("cont")
+
+
+def test_a_glued_relation_name_is_read_for_its_head_noun_when_the_project_uses_the_word():
+    vocabulary = Vocabulary(["heropower", "power", "superhero"], ["hero", "power", "superhero"])
+    names = with_compound_heads(analyse_relation(["superhero"], PREFIXES), vocabulary.word)
+    # `hero` names `superhero` as `channel` names `tv_channel`: its head noun, below the whole name
+    assert names.keys["superhero"] == 1.0
+    assert names.keys["hero"] == analyse_relation(["tv_channel"], PREFIXES).keys["channel"]
+    assert names.key_words["hero"] == ("hero",)
+    # only words the project's own relation names use cut a name: `address` stays whole
+    address = analyse_relation(["addresses"], PREFIXES)
+    assert with_compound_heads(address, vocabulary.word) is address
+    assert "dress" in with_compound_heads(address, Vocabulary(["dress"], ["dress"]).word).keys
+    # a snake-case name already has its words: nothing is added
+    channel = analyse_relation(["tv_channel"], PREFIXES)
+    assert with_compound_heads(channel, Vocabulary(["channel"], ["channel", "tv"]).word).keys == channel.keys
+    # a head noun that names people makes the relation a table of people (roles point at it)
+    assert with_compound_heads(analyse_relation(["salesperson"], PREFIXES),
+                               Vocabulary(["person"], ["person"]).word).people > 0
 
 
 def test_affix_similarity():
