@@ -3,11 +3,13 @@
     python benchmarks/scale.py --size S [--json OUT] [--work DIR] [--skip-peer]
     python benchmarks/scale.py --size L
     python benchmarks/scale.py --size M            # opt-in: 10M rows in the largest table
+    python benchmarks/scale.py --size XL --skip-index   # opt-in: 1,000,000 columns, metadata only
 
 S (200 relations / ~4,000 columns / 1M rows in the largest table) and M (1,000 / ~20,000 / 10M)
 are generated inside DuckDB with SQL (`scalebench/duck.py`) as dbt sources plus staging and mart
-models; L (5,000 relations / ~100,000 columns) is metadata only: manifest.json, catalog.json and
-cached profiles with MinHash signatures written directly (`scalebench/metadata.py`).
+models; L (5,000 relations / ~100,000 columns) and XL (50,000 / ~1,000,000) are metadata only:
+manifest.json, catalog.json and cached profiles with MinHash signatures written directly
+(`scalebench/metadata.py`).
 
 Measured (each against its target, printed side by side):
   profiling cost (S, M)   `dbt-schema-link profile --refresh` wall time over one plain full scan of
@@ -19,7 +21,8 @@ Measured (each against its target, printed side by side):
                           with planted recall/precision from exact-mode profiles beside the default's
   inference               `discover()` from cached profiles, in its own process: seconds, peak
                           memory, per-stage timings, recall/precision vs the planted joins
-                          (L: ≤ 30 s, ≤ 2 GiB; growth exponent fitted over the sizes run so far)
+                          (L: ≤ 30 s for the process, ≤ 2 GiB; XL: ≤ 600 s, ≤ 12 GiB;
+                          growth exponent fitted over the sizes run so far in the work dir)
   question time (L)       index build, size on disk, load, p50/p95 per question (p50 ≤ 50 ms, build ≤ 3 min)
   side by side (S)        S in a throwaway PostgreSQL; schema-linker 0.0.5 and this product
                           (dbt-postgres, `dbt-schema-link link`): seconds, peak MiB, recall, precision
@@ -55,12 +58,21 @@ EXACT_SAMPLE_ROWS = 10**12
 TARGETS = {
     "profile_ratio": ("<= 3x", lambda v: v <= 3),
     "exact_floor_ratio": ("<= 1.5x", lambda v: v <= 1.5),
-    "inference_seconds": ("<= 30 s (L)", lambda v: v <= 30),
+    "inference_process_seconds": ("<= 30 s (L)", lambda v: v <= 30),
     "inference_peak_mib": ("<= 2048 MiB (L)", lambda v: v <= 2048),
     "inference_growth_exponent": ("~1 (near-linear)", lambda v: v <= 1.2),
     "index_build_seconds": ("<= 180 s (L)", lambda v: v <= 180),
     "ask_p50_ms": ("<= 50 ms (L)", lambda v: v <= 50),
 }
+#: Inference targets of the metadata-only sizes (issue #35): the whole process, loading included.
+SIZE_TARGETS = {
+    "XL": {"inference_process_seconds": ("<= 600 s (XL)", lambda v: v <= 600),
+           "inference_peak_mib": ("<= 12,288 MiB (XL)", lambda v: v <= 12_288),
+           "inference_growth_exponent": ("<= 1.1 (L to XL)", lambda v: v <= 1.1)},
+}
+#: Memory at which the inference process is stopped, per size (above XL's target: the peak is
+#: measured, not cut off at it).
+INFER_LIMIT_MIB = {"XL": 20_000}
 
 
 def log(msg: str) -> None:
@@ -91,7 +103,7 @@ def infer(project: Path, work: Path, label: str) -> dict:
     out = work / f"infer_{label}.json"
     log(f"inference from cached profiles ({label}) ...")
     m = measure.run([sys.executable, "-m", "scalebench.infer", str(project), str(out)], cwd=HERE,
-                    log=work / f"infer_{label}.log", timeout=1800, limit_mib=12_000)
+                    log=work / f"infer_{label}.log", timeout=3600, limit_mib=INFER_LIMIT_MIB.get(label, 12_000))
     if m.returncode != 0 or not out.exists():
         tail = (work / f"infer_{label}.log").read_text(errors="replace")[-2000:]
         raise SystemExit(f"inference failed (exit {m.returncode}, over memory: {m.over_memory}):\n{tail}")
@@ -227,8 +239,8 @@ def render(result: dict) -> str:
             return
         value = result[key]
         text = (fmt.format(value) if isinstance(value, (int, float)) else str(value)) + unit
-        target, ok = TARGETS.get(key, ("", None))
-        applies = key not in ("inference_seconds", "inference_peak_mib") or result["size"] == "L"
+        target, ok = SIZE_TARGETS.get(result["size"], {}).get(key) or TARGETS.get(key, ("", None))
+        applies = key not in ("inference_process_seconds", "inference_peak_mib") or result["size"] in ("L", "XL")
         mark = "" if ok is None or not applies else ("ok" if ok(value) else "MISSED")
         rows.append((label, text, target if applies or not target else f"({target})", mark))
 
@@ -245,6 +257,7 @@ def render(result: dict) -> str:
     add("load_avg_1m", "load average (1 min) before -> after profiling")
     add("inference_seconds", "inference (discover)", " s")
     add("inference_load_seconds", "  + reading artifacts/profiles", " s")
+    add("inference_process_seconds", "inference process (loading included)", " s")
     add("inference_peak_mib", "inference peak memory", " MiB", "{:.0f}")
     add("inference_growth_exponent", "inference growth exponent", "", "{:.2f}")
     add("planted_recall", "planted recall", "", "{:.3f}")

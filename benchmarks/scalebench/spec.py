@@ -106,6 +106,7 @@ SIZES = {
     "S": Size("S", 200, 20, 1_000_000, True),
     "M": Size("M", 1_000, 20, 10_000_000, True),
     "L": Size("L", 5_000, 20, 1_000_000, False),
+    "XL": Size("XL", 50_000, 20, 1_000_000, False),  # 1,000,000 columns (issue #35)
 }
 
 NOUNS = (
@@ -222,6 +223,9 @@ def build(size: Size | str, seed: int = 7) -> Warehouse:
 
     ent_names = [q + "_" + w if q else w for q in [""] + QUALIFIERS for w in NOUNS]
     ent_names = ent_names[:len(NOUNS)] + rng.sample(ent_names[len(NOUNS):], len(ent_names) - len(NOUNS))
+    if n_ent > len(ent_names):  # XL: two qualifiers (`north_retail_customer`); smaller sizes keep theirs
+        pairs = [f"{a}_{b}_{w}" for a in QUALIFIERS for b in QUALIFIERS if a != b for w in NOUNS]
+        ent_names += rng.sample(pairs, min(len(pairs), n_ent - len(ent_names)))
     if n_ent > len(ent_names):
         raise ValueError(f"size {size.name}: {n_ent} entities, only {len(ent_names)} names")
     max_ent_rows = max(60, min(50_000, size.max_rows // 20))
@@ -286,11 +290,13 @@ def build(size: Size | str, seed: int = 7) -> Warehouse:
             planted.append(Planted((name, role), ("employees", "id"), "role"))
         relations.append(rel)
 
+    taken = {r.name for r in relations}  # names in use (a set: XL has 50,000 relations)
     for i in range(n_bridge):
         a, b = rng.sample(int_entities, 2)
         name = f"{entity_of[a.name]}_{entity_of[b.name]}_links"
-        if any(r.name == name for r in relations):
+        if name in taken:
             continue
+        taken.add(name)
         rows = _log_uniform(rng, 200, max(300, size.max_rows // 10), skew=2.0)
         rel = Rel(name, schemas[i % n_schema], "bridge", rows)
         for parent in (a, b):
@@ -338,12 +344,16 @@ def build(size: Size | str, seed: int = 7) -> Warehouse:
         stg_of[src.name] = model
     relations.extend(stg_of[k] for k in sorted(stg_of))
     marts = 0
+    by_name = {r.name: r for r in relations}
+    planted_from: dict[str, list[Planted]] = {}  # child relation -> its planted joins, in order
+    for p in planted:
+        planted_from.setdefault(p.child[0], []).append(p)
     for stg in [stg_of[k] for k in sorted(stg_of)]:
-        src = next(r for r in relations if r.name == stg.source)
+        src = by_name[stg.source]
         if src.role != "fact" or marts >= n_mart:
             continue
-        for p in planted:
-            if p.child[0] != src.name or p.parent[0] not in stg_of or p.kind == "text_int":
+        for p in planted_from.get(src.name, ()):
+            if p.parent[0] not in stg_of or p.kind == "text_int":
                 continue  # (a text column = an integer key does not compile on PostgreSQL)
             ent_stg = stg_of[p.parent[0]]
             fk_out = next(o for u, o in stg.select if u == p.child[1])

@@ -346,6 +346,7 @@ def with_compound_heads(names: RelationNames, is_word: Callable[[str], bool]) ->
     ``READING.relation_tail_factor``). Only words the project's own names use cut a word, so
     ``address`` stays whole unless some relation is named ``dress``."""
     keys, key_words = dict(names.keys), dict(names.key_words)
+    changed = False
     for key, weight in names.keys.items():
         if len(names.key_words.get(key, (key,))) != 1:
             continue
@@ -355,7 +356,8 @@ def with_compound_heads(names: RelationNames, is_word: Callable[[str], bool]) ->
             if len(tail) >= 3 and READING.relation_tail_factor * weight > keys.get(tail, 0.0):
                 keys[tail] = READING.relation_tail_factor * weight
                 key_words.setdefault(tail, tuple(parts[start:]))
-    if len(keys) == len(names.keys):
+                changed = True
+    if not changed:
         return names
     return RelationNames(main=names.main, keys=keys, people=_people(keys), key_words=key_words)
 
