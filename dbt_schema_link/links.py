@@ -178,7 +178,7 @@ def round4(x: float) -> float:
     return round(float(x), 4) + 0.0  # + 0.0 turns -0.0 into 0.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # millions per warehouse-scale discovery: no __dict__ each
 class Evidence:
     """One piece of evidence. ``strength`` is in [-1, 1] (negative: against the link);
     ``contribution`` is the log-odds it added to the confidence (0 for declared/lineage)."""

@@ -44,12 +44,12 @@ class Source(Flag):
     SQL = auto()
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Candidate:
     child: ColInfo
     parent: ColInfo
     sources: Source
-    joins: list[SqlJoin] = field(default_factory=list)
+    joins: tuple[SqlJoin, ...] = ()  # a few thousand pairs have any: no list per candidate
 
     @property
     def key(self) -> tuple[tuple[str, str], tuple[str, str]]:
@@ -322,7 +322,7 @@ def generate(features: Features, settings: DiscoverySettings, joins: list[SqlJoi
         else:
             cand.sources |= source
         if join is not None:
-            cand.joins.append(join)
+            cand.joins = (*cand.joins, join)
         return True
 
     if settings.use_names:

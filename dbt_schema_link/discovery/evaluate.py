@@ -4,6 +4,8 @@ candidates per child. Pure: the exact results, when there are any, are passed in
 
 from __future__ import annotations
 
+import bisect
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from dbt_schema_link.discovery.candidates import Candidate
@@ -20,7 +22,7 @@ from dbt_schema_link.discovery.values import ContainmentEstimate
 from dbt_schema_link.profiling.records import ContainmentResult
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Scored:
     cand: Candidate
     raw: tuple[Evidence, ...]  # the evidence as weighed, contributions not filled in
@@ -178,16 +180,25 @@ def _capped(conf: float, evidence: list[Evidence]) -> float:
     return conf
 
 
-def cap_per_child(scored: dict, cap: int) -> dict:
+def cap_per_child(scored: Iterable[Scored], cap: int) -> dict:
+    """The ``cap`` best-ranked pairs of each child, keyed by pair, children in the order they
+    first come. Consumes ``scored`` as it comes and holds at most ``cap`` per child meanwhile, so
+    the pairs evaluated and dropped are never all held at once (millions at warehouse scale).
+    The ranking is a total order (a child's parents differ) and an equal rank goes after the
+    ones before it, as a stable sort would place it: the same pairs in the same order."""
     by_child: dict[tuple, list[Scored]] = {}
-    for s in scored.values():
-        by_child.setdefault(s.cand.child.key, []).append(s)
-    out = {}
-    for items in by_child.values():
-        items.sort(key=lambda s: (-_rank_value(s), str(s.cand.parent.ref)))
-        for s in items[:cap]:
-            out[s.cand.key] = s
-    return out
+    for s in scored:
+        items = by_child.get(s.cand.child.key)
+        if items is None:
+            items = by_child[s.cand.child.key] = []
+        bisect.insort_right(items, s, key=_rank_key)
+        if len(items) > cap:
+            items.pop()
+    return {s.cand.key: s for items in by_child.values() for s in items}
+
+
+def _rank_key(s: Scored) -> tuple[float, str]:
+    return -_rank_value(s), str(s.cand.parent.ref)
 
 
 def _rank_value(s: Scored) -> float:

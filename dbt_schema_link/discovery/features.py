@@ -21,7 +21,7 @@ from dbt_schema_link.profiling.records import FLAG_WORDS as FLAG_VALUES  # noqa:
 from dbt_schema_link.profiling.records import ColumnProfile, ProfileSet, RelationProfile
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class RelInfo:
     uid: str
     relation: Relation
@@ -46,7 +46,7 @@ class RelInfo:
         self.sample_fraction = self.profile.row_fraction if self.profile else 1.0
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)  # one per column (a million at XL): no __dict__ each
 class ColInfo:
     ref: ColumnRef
     rel: RelInfo

@@ -151,9 +151,9 @@ def _discover(project: Project, profiles: ProfileSet | None, settings: Discovery
     lap("containment estimates")
     fits = value_fits(cands, estimates, {}, settings, lineage_uf)
     matches = RelationMatches()
-    scored = {key: evaluate(cand, settings, estimates[key], fits.get(key), None, matches)
-              for key, cand in cands.items()}
-    scored = cap_per_child(scored, settings.max_candidates_per_child)
+    # each pair's evaluation is capped as it comes: a child's dropped pairs are never all held
+    scored = cap_per_child((evaluate(cand, settings, estimates[key], fits.get(key), None, matches)
+                            for key, cand in cands.items()), settings.max_candidates_per_child)
     lap("evidence and scoring")
 
     # -- exact verification (bounded) -------------------------------------------------------

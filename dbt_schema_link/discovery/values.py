@@ -16,7 +16,7 @@ import numpy as np
 from datasketch import LeanMinHash, MinHashLSHEnsemble
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ContainmentEstimate:
     """Estimated containment of the child's distinct values in the parent's."""
 

@@ -85,3 +85,33 @@ def test_anchor_is_the_declared_key_else_the_root_parent():
     assert choose_anchor(members) == "stg_customers.customer_id"
     declared = AnchorRank("raw_customers.id", True, False, False, 1.0, 0, 0, "raw")
     assert choose_anchor(members + [declared]) == "raw_customers.id"
+
+
+def test_capping_as_pairs_come_keeps_what_capping_all_at_once_keeps():
+    # discovery caps each child's pairs while evaluating them (a warehouse's millions are never
+    # all held): the kept pairs and their order must be those of sorting each child's all at once
+    import random
+    from types import SimpleNamespace
+
+    from dbt_schema_link.discovery.evaluate import Block, _rank_value, cap_per_child
+
+    rng = random.Random(4)
+    pairs = []
+    for i in range(3000):
+        child, parent = f"c{rng.randrange(40)}", f"p{i}"
+        cand = SimpleNamespace(child=SimpleNamespace(key=child), parent=SimpleNamespace(ref=parent),
+                               key=(child, parent))
+        pairs.append(SimpleNamespace(cand=cand, confidence=rng.choice((0.2, 0.5, 0.5, 0.9)),  # ties on purpose
+                                     block=rng.choice((None, None, Block.TYPES_NEED_VALUES, Block.PARENT_NOT_KEY)),
+                                     trap=None))
+    for cap in (1, 3, 8):
+        by_child: dict = {}
+        for s in pairs:
+            by_child.setdefault(s.cand.child.key, []).append(s)
+        expected = {}
+        for items in by_child.values():
+            for s in sorted(items, key=lambda s: (-_rank_value(s), str(s.cand.parent.ref)))[:cap]:
+                expected[s.cand.key] = s
+        got = cap_per_child(iter(pairs), cap)
+        assert list(got.items()) == list(expected.items())
+        assert max(sum(1 for k in got if k[0] == c) for c in by_child) == cap
