@@ -285,7 +285,7 @@ def tightest_containers(child: ColInfo, lsh: ContainmentIndex, parents: list[Col
     need = (child.distinct - 1) / (1.0 + settings.approx_slack)
     # a partition whose largest parent is narrower than the child holds only CHILD_WIDER pairs
     # (``fraction``: the smallest sample fraction among the parents)
-    for part in lsh.query_partitions(child.signature, child.distinct, need * fraction):
+    for part in lsh.query_partitions(child.signature, child.distinct, need * fraction, settings.lsh_max_bucket):
         for i in part:
             width = widths[i]
             ok = width >= need

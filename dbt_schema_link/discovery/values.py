@@ -134,12 +134,14 @@ class ContainmentIndex:
             return iter(())
         return self._ensemble.query(_minhash(signature), max(1, int(size)))
 
-    def query_partitions(self, signature: np.ndarray, size: int, min_upper: float = 0) -> Iterator[list[Hashable]]:
+    def query_partitions(self, signature: np.ndarray, size: int, min_upper: float = 0,
+                         max_bucket: int | None = None) -> Iterator[list[Hashable]]:
         """The keys ``query`` returns, one list per size partition of the ensemble, smallest
         indexed sets first, so a caller that only wants the tightest containers can stop early
         (keys of dense integer ranges are contained in one another: without stopping, every
         such child would meet every larger key, which grows with the square of the warehouse).
-        Partitions whose largest indexed set is below ``min_upper`` are not read."""
+        Partitions whose largest indexed set is below ``min_upper`` are not read, nor band
+        buckets of more than ``max_bucket`` keys (``None``: all)."""
         if self._ensemble is None or signature is None or len(signature) != self._k:
             return
         ensemble, size = self._ensemble, max(1, int(size))
@@ -160,7 +162,7 @@ class ContainmentIndex:
             keys = bands.get(r)
             if keys is None:
                 keys = bands[r] = [swapped[start * 8:end * 8] for start, end in lsh.hashranges]
-            yield list(_query_bands(lsh, minhash, keys, b))
+            yield list(_query_bands(lsh, minhash, keys, b, max_bucket))
 
 
 def _fast_insert_ok(lsh) -> bool:
@@ -201,11 +203,12 @@ def _fast_insert(lsh):
     return insert
 
 
-def _query_bands(lsh, minhash: LeanMinHash, band_keys: list[bytes], b: int) -> set:
+def _query_bands(lsh, minhash: LeanMinHash, band_keys: list[bytes], b: int, max_bucket: int | None = None) -> set:
     """``MinHashLSH._query_b`` without its per-band overhead: the band keys are slices of the
     signature byte-swapped once (the bytes ``_query_b`` builds band by band, ``lsh.hashranges``
-    of it); the same lookups, in the same order, so the same set. Falls back to ``_query_b`` for
-    other storage layouts."""
+    of it); the same lookups, in the same order, so the same set, less the buckets holding more
+    than ``max_bucket`` keys (``DiscoverySettings.lsh_max_bucket``). Falls back to ``_query_b``
+    (every bucket) for other storage layouts."""
     tables = lsh.hashtables[:b]
     if (getattr(lsh, "hashfunc", None) is not None or getattr(lsh, "prepickle", False)
             or lsh._H != lsh._byteswap or not (tables and hasattr(tables[0], "_dict"))):
@@ -213,7 +216,7 @@ def _query_bands(lsh, minhash: LeanMinHash, band_keys: list[bytes], b: int) -> s
     candidates: set = set()
     for key, table in zip(band_keys[:b], tables):
         bucket = table._dict.get(key)
-        if bucket:
+        if bucket and (max_bucket is None or len(bucket) <= max_bucket):
             candidates.update(bucket)
     return candidates
 

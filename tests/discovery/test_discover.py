@@ -11,6 +11,7 @@ from dbt_schema_link.artifacts.records import LinkOrigin
 from dbt_schema_link.discovery import (
     Cardinality, DiscoverySettings, LinkSet, Signal, Trap, discover, render_markdown,
 )
+from dbt_schema_link.discovery.candidates import EXACT_VALUE_LOOKUP_PARENTS
 from dbt_schema_link.discovery.records import NAME_SIGNALS, Provenance
 from dbt_schema_link.profiling.records import ContainmentResult
 from tests.discovery.builders import Warehouse, pairs
@@ -899,3 +900,22 @@ def test_text_ids_with_orphans_named_for_an_integer_key_are_a_partial_link():
     w2.table("concert", {"concert_id": (INT, ids(40, 100)),
                          "venue_ref": (TEXT, [str(1 + i % 4) if i % 5 else "77" for i in range(40)])})
     assert not [l for l in run(w2).inferred if l.child.column == "venue_ref"]
+
+
+def test_a_band_bucket_shared_by_more_parents_than_lsh_max_bucket_is_not_read():
+    # five keys holding the same ids share every LSH band: a bucket of five says nothing specific
+    # about a child's values, so above the setting it is skipped (the stop-word of value lookup);
+    # the setting acts where lookups are capped, above EXACT_VALUE_LOOKUP_PARENTS keys
+    rng = random.Random(10)
+    w = Warehouse()
+    for i in range(5):
+        w.table(f"ledger_{i}", {"id": (INT, ids(300, 40_000)), "label": (TEXT, [f"l{i}{j}" for j in range(300)])})
+    for i in range(EXACT_VALUE_LOOKUP_PARENTS):  # keys of other values
+        w.table(f"other_{i}", {"id": (INT, ids(20, 100_000 + 1_000 * i))})
+    w.table("postings", {"posting_id": (INT, ids(500, 90_000)),
+                         "counterparty": (INT, [rng.choice(ids(300, 40_000)) for _ in range(500)])})
+
+    def by_value(**settings):
+        return run(w, verify=False, **settings).counts["candidates_by_value"]
+    assert by_value() == 5
+    assert by_value(lsh_max_bucket=4) == 0
