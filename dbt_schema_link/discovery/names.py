@@ -317,18 +317,27 @@ def analyse_relation(names: list[str], prefixes: tuple[str, ...]) -> RelationNam
         if "__" in base:  # dbt convention stg_<source>__<entity>
             variants.append(base.rsplit("__", 1)[1])
         for variant in variants:
-            stripped = _strip_prefix(variant, prefixes)
-            toks = list(tokens(stripped))
-            if not toks:
-                continue
-            _add_keys(keys, toks, READING.relation_whole, key_words)
-            if not main:
-                main = concat(toks)
-            if len(toks) > 1 and toks[-1] in GENERIC_TABLE_WORDS:
-                _add_keys(keys, toks[:-1], READING.relation_generic_dropped, key_words)
-            if len(toks) > 1 and toks[0] in GENERIC_TABLE_WORDS:
-                _add_keys(keys, toks[1:], READING.relation_generic_dropped, key_words)
+            for toks in _singular_readings(_strip_prefix(variant, prefixes)):
+                _add_keys(keys, toks, READING.relation_whole, key_words)
+                if not main:
+                    main = concat(toks)
+                if len(toks) > 1 and toks[-1] in GENERIC_TABLE_WORDS:
+                    _add_keys(keys, toks[:-1], READING.relation_generic_dropped, key_words)
+                if len(toks) > 1 and toks[0] in GENERIC_TABLE_WORDS:
+                    _add_keys(keys, toks[1:], READING.relation_generic_dropped, key_words)
     return RelationNames(main=main, keys=keys, people=_people(keys), key_words=key_words)
+
+
+def _singular_readings(name: str) -> list[list[str]]:
+    """The singular tokens of a relation name, and where a word ends in ``-uses`` the reading
+    that drops only the ``s``: ``statuses`` is ``status`` but ``warehouses`` is ``warehouse``,
+    and which one a plural means is not in its letters (a column says ``warehouse_id``)."""
+    raw = words(name)
+    toks = [singular(w) for w in raw]
+    if not toks:
+        return []
+    alt = [w[:-1] if w.endswith("uses") else t for w, t in zip(raw, toks)]
+    return [toks, alt] if alt != toks else [toks]
 
 
 def _people(keys: dict[str, float]) -> float:

@@ -79,6 +79,10 @@ def test_relation_keys_strip_prefixes_plural_and_generic_words():
     assert analyse_relation(["employees"], PREFIXES).people == 1.0
     assert analyse_relation(["orders"], PREFIXES).people == 0.0
     assert analyse_relation(["continents"], PREFIXES).abbreviates("cont")
+    # a plural in -uses is read both ways: `warehouse_id` names `warehouses`, `status_id` `statuses`
+    assert analyse_relation(["warehouses"], PREFIXES).keys["warehouse"] == 1.0
+    assert analyse_relation(["order_statuses"], PREFIXES).keys["orderstatus"] == 1.0
+    assert analyse_relation(["order_statuses"], PREFIXES).keys["status"] < 1.0
 
 
 def test_a_glued_relation_name_is_read_for_its_head_noun_when_the_project_uses_the_word():
