@@ -465,9 +465,8 @@ def test_a_glued_relation_name_is_named_by_its_head_noun_with_orphans():
     w.table("superpower", {"id": (INT, ids(60)), "power_name": (TEXT, [f"p{i}" for i in range(60)])})
     heroes = [rng.choice(ids(40, 201)) if rng.random() < 0.2 else rng.choice(ids(200)) for _ in range(600)]
     w.table("hero_power", {"hero_id": (INT, heroes), "power_id": (INT, [rng.choice(ids(60)) for _ in range(600)])})
-    found = pairs(run(w).inferred)
-    assert ("hero_power.hero_id", "superhero.id") in found
     (link,) = [link for link in run(w).inferred if link.child.column == "hero_id"]
+    assert pairs([link]) == {("hero_power.hero_id", "superhero.id")}
     assert any(e.signal is Signal.NAME_PATTERN and "superhero" in e.detail for e in link.evidence)
 
 

@@ -2,8 +2,7 @@ import pytest
 
 from dbt_schema_link.discovery.names import (
     Role, Vocabulary, abbreviation_score, affix_similarity, analyse_column, analyse_relation, initialisms,
-    with_compound_heads,
-    is_glued, singular, strip_table_prefix, table_column_prefix, tokens,
+    is_glued, singular, strip_table_prefix, table_column_prefix, tokens, with_compound_heads,
 )
 from dbt_schema_link.discovery.types import Compat, TypeFamily, column_family, compatibility, family_of
 

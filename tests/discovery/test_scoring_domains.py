@@ -1,6 +1,9 @@
 import math
+import random
+from types import SimpleNamespace
 
 from dbt_schema_link.discovery.domains import AnchorRank, PairRank, UnionFind, canonical_pair, choose_anchor
+from dbt_schema_link.discovery.evaluate import Block, _rank_key, cap_per_child
 from dbt_schema_link.discovery.records import Evidence, Signal
 from dbt_schema_link.discovery import calibration
 from dbt_schema_link.discovery.scoring import breakdown, score, squash
@@ -90,11 +93,6 @@ def test_anchor_is_the_declared_key_else_the_root_parent():
 def test_capping_as_pairs_come_keeps_what_capping_all_at_once_keeps():
     # discovery caps each child's pairs while evaluating them (a warehouse's millions are never
     # all held): the kept pairs and their order must be those of sorting each child's all at once
-    import random
-    from types import SimpleNamespace
-
-    from dbt_schema_link.discovery.evaluate import Block, _rank_value, cap_per_child
-
     rng = random.Random(4)
     pairs = []
     for i in range(3000):
@@ -110,7 +108,7 @@ def test_capping_as_pairs_come_keeps_what_capping_all_at_once_keeps():
             by_child.setdefault(s.cand.child.key, []).append(s)
         expected = {}
         for items in by_child.values():
-            for s in sorted(items, key=lambda s: (-_rank_value(s), str(s.cand.parent.ref)))[:cap]:
+            for s in sorted(items, key=_rank_key)[:cap]:
                 expected[s.cand.key] = s
         got = cap_per_child(iter(pairs), cap)
         assert list(got.items()) == list(expected.items())
