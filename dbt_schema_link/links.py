@@ -162,6 +162,7 @@ class Signal(str, Enum):
     EXACT_CONTAINMENT = "exact_containment"
     SQL_JOIN = "sql_join"
     CROSS_SOURCE = "cross_source"  # against: child and parent come from unrelated sources
+    CALENDAR_KEY = "calendar_key"  # a column of days and a relation keyed by days
     DECLARED_TEST = "declared_test"
     DECLARED_CONSTRAINT = "declared_constraint"
     SEMANTIC_ENTITY = "semantic_entity"

@@ -20,8 +20,13 @@ applies to (the dev corpus declares no composite FK; `composite_keys` makes some
   parent), so neither the partition code nor the key is unique alone; every child gets the
   partition column beside its FK column and the declared FK becomes (code, fk) -> (code, key).
   The truth is then the source's pairs plus one pair per partition column.
+- `calendar_keys`: a calendar dimension added (`calendar`: one row per day, `day_date` first, then
+  weekday, month, quarter and year), spanning every date-valued column that is no declared key's
+  side, padded by a few weeks; each such column cut to its day (`2017-09-08 20:10:13` ->
+  `2017-09-08`, declared DATE) and declared a FK to `calendar.day_date`. The truth is the
+  source's pairs plus those: date keys whose names share only a date word with the calendar's.
 
-Except for `composite_keys`, the declared FKs are written unchanged (names and pairs), so `ground_truth` of the dirty file is
+Except for `composite_keys` and `calendar_keys`, the declared FKs are written unchanged (names and pairs), so `ground_truth` of the dirty file is
 the truth, equal to the source's. Primary keys are not declared in the copy (remapping may make a
 key column repeat); nothing downstream reads them (the DuckDB copy has no constraints either).
 Every choice comes from `random.Random` seeded by (seed, variant, database, object): the same seed
@@ -34,6 +39,7 @@ import random
 import re
 import sqlite3
 from dataclasses import dataclass, field, replace
+from datetime import date, timedelta
 from enum import Enum
 from pathlib import Path
 
@@ -47,6 +53,7 @@ class Variant(str, Enum):
     TINY_DIMENSIONS = "tiny_dimensions"
     DENSE_SURROGATES = "dense_surrogates"
     COMPOSITE_KEYS = "composite_keys"
+    CALENDAR_KEYS = "calendar_keys"
 
 
 #: Orphan share of a child's non-null rows, drawn uniformly per FK.
@@ -69,7 +76,13 @@ COMPOSITE_FROM_ROWS = 4
 #: Names of the partition column (the first one no table involved has is taken).
 PARTITION_NAMES = ("site_code", "region_code", "branch_code", "zone_code")
 
+#: Days a calendar reaches before the first and after the last date it serves, drawn per side.
+CALENDAR_PAD_DAYS = (7, 60)
+#: Names of the calendar table (the first one the database does not use is taken).
+CALENDAR_NAMES = ("calendar", "calendar_days", "date_calendar")
+
 _INT = re.compile(r"[+-]?\d+")
+_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?")
 
 
 @dataclass
@@ -380,12 +393,64 @@ def inject_composite_keys(d: Dirty, seed: int) -> None:
     d.schema = replace(d.schema, foreign_keys=tuple(groups))
 
 
+# --- calendar keys ----------------------------------------------------------------------------
+def _day(value: object) -> date | None:
+    """The day a stored date or timestamp text names, else None."""
+    m = _DATE.fullmatch(value.strip()) if isinstance(value, str) else None
+    if m is None:
+        return None
+    try:
+        return date.fromisoformat(m.group(1))
+    except ValueError:
+        return None
+
+
+def inject_calendar_keys(d: Dirty, seed: int) -> None:
+    taken = {t.lower() for t in d.tables}
+    name = next((n for n in CALENDAR_NAMES if n not in taken), None)
+    keys = d.schema.fk_children() | _parent_columns(d.schema)
+    served: list[tuple[str, str]] = []
+    days: set[date] = set()
+    for t in d.tables.values():
+        for i, column in enumerate(t.columns):
+            if (t.name, column) in keys:
+                continue
+            found = [_day(r[i]) for r in t.rows if r[i] is not None]
+            if not found or None in found:
+                continue  # no value, or not every value is a date
+            for r in t.rows:
+                if r[i] is not None:
+                    r[i] = _day(r[i]).isoformat()
+            t.types[i] = "DATE"
+            served.append((t.name, column))
+            days.update(found)
+    if name is None or not served:
+        d.notes.append("no date-valued column: no calendar")
+        return
+    rng = _rng(seed, Variant.CALENDAR_KEYS, d.schema.name, name)
+    first = min(days) - timedelta(days=rng.randint(*CALENDAR_PAD_DAYS))
+    last = max(days) + timedelta(days=rng.randint(*CALENDAR_PAD_DAYS))
+    rows = []
+    day = first
+    while day <= last:
+        rows.append([day.isoformat(), day.strftime("%A"), day.month, (day.month - 1) // 3 + 1, day.year])
+        day += timedelta(days=1)
+    d.tables[name] = TableData(name, ["day_date", "weekday_name", "month_number", "quarter_number", "year_number"],
+                               ["DATE", "TEXT", "INTEGER", "INTEGER", "INTEGER"], [True, False, False, False, False],
+                               rows)
+    groups = [ForeignKeyGroup(table, (column,), name, ("day_date",)) for table, column in served]
+    d.schema = replace(d.schema, foreign_keys=(*d.schema.foreign_keys, *groups))
+    d.notes.append(f"{name}: {len(rows)} days {first}..{last}, {len(served)} date columns keyed to it: "
+                   + ", ".join(f"{t}.{c}" for t, c in served))
+
+
 INJECT = {
     Variant.ORPHANS: inject_orphans,
     Variant.DRIFTED_TYPES: inject_drifted_types,
     Variant.TINY_DIMENSIONS: inject_tiny_dimensions,
     Variant.DENSE_SURROGATES: inject_dense_surrogates,
     Variant.COMPOSITE_KEYS: inject_composite_keys,
+    Variant.CALENDAR_KEYS: inject_calendar_keys,
 }
 
 

@@ -27,7 +27,8 @@ from .inject import Variant, generate
 
 #: Bump a variant's entry when its dirty file changes for the same seed: its stamps differ then.
 GENERATOR_VERSION = {Variant.ORPHANS: 2, Variant.DRIFTED_TYPES: 1, Variant.TINY_DIMENSIONS: 1,
-                     Variant.DENSE_SURROGATES: 1, Variant.COMPOSITE_KEYS: 2}
+                     Variant.DENSE_SURROGATES: 1, Variant.COMPOSITE_KEYS: 2,
+                     Variant.CALENDAR_KEYS: 1}
 
 
 @dataclass
@@ -69,8 +70,10 @@ def run_task(db: BenchDatabase, variant: Variant, opts: RunOptions) -> DirtResul
         result.notes = previous.get("notes", [])
     result.truth = ground_truth(dirty)
     source = ground_truth(db.path).pairs
-    # composite keys add a partition column pair to the FKs they change; no variant drops one
-    if result.truth.pairs != source and not (variant is Variant.COMPOSITE_KEYS and source <= result.truth.pairs):
+    # composite keys add a partition column pair to the FKs they change, calendar keys add date
+    # keys; no variant drops one
+    adds = variant in (Variant.COMPOSITE_KEYS, Variant.CALENDAR_KEYS)
+    if result.truth.pairs != source and not (adds and source <= result.truth.pairs):
         raise AssertionError(f"{dirty}: declared FKs differ from the source's")
 
     if opts.score_only:

@@ -8,6 +8,9 @@ columns, not with its square:
   per child, returns parents that probably contain the child's values even with no name signal
   (in warehouses of more than ``EXACT_VALUE_LOOKUP_PARENTS`` parents only the tightest
   ``max_candidates_per_child`` of them: dense id ranges contain one another);
+* by calendar — every column of days to each calendar (a relation keyed by days), at most
+  ``CALENDAR_CAP`` of them: date columns name no relation, and a few dates inside thousands of
+  days are too small a share for the LSH to find;
 * by SQL — pairs joined in models' SQL.
 
 Blocking happens here too: never a column with itself, never a pair (or child) already declared,
@@ -221,6 +224,18 @@ def specificity(relations: int) -> float:
                / math.log(COMMON_WORD_RELATIONS / SPECIFIC_WORD_RELATIONS))
 
 
+#: Most calendars (relations keyed by days) every column of days is paired with, the largest
+#: first: warehouses have one or a few; daily snapshots keyed by day would make it a product.
+CALENDAR_CAP = 4
+
+
+def calendars(features: Features) -> list[ColInfo]:
+    """The calendar keys (``ColInfo.is_calendar_key``), largest first, at most ``CALENDAR_CAP``."""
+    found = [c for c in features.columns if c.is_calendar_key() and can_be_parent(c)]
+    found.sort(key=lambda c: (-c.distinct, str(c.ref)))
+    return found[:CALENDAR_CAP]
+
+
 #: Families in which a link may rest on values alone (dates, decimals and booleans need names).
 VALUE_ONLY_FAMILIES = frozenset({TypeFamily.INTEGER, TypeFamily.TEXT, TypeFamily.UUID})
 
@@ -355,6 +370,15 @@ def generate(features: Features, settings: DiscoverySettings, joins: list[SqlJoi
                 # one lookup per child, each parent once: every accepted pair is a new one
                 counts["candidates_by_value"] += sum(put(child, parent, Source.VALUE) for parent in found)
     lap("candidates by value (LSH)")
+
+    if settings.use_values and settings.calendar_keys:
+        days = calendars(features)
+        for child in (features.columns if days else ()):
+            if child.day_values and not child.is_calendar_key():
+                for parent in days:
+                    if child.rel is not parent.rel and (child.key, parent.key) not in out:
+                        counts["candidates_by_value"] += put(child, parent, Source.VALUE)
+    lap("candidates by calendar")
 
     for join in joins:
         a, b = features.col(join.left), features.col(join.right)

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from dbt_schema_link.discovery.candidates import Candidate
 from dbt_schema_link.discovery.domains import UnionFind
 from dbt_schema_link.discovery.evidence import (
-    Block, RelationMatches, ValueFit, cardinality_evidence, cross_source_evidence, deferred_detail, exact_evidence,
-    find_trap, has_name_signal, name_evidence, sql_evidence, type_evidence, value_evidence, values_agree,
+    Block, RelationMatches, ValueFit, calendar_evidence, cardinality_evidence, cross_source_evidence, deferred_detail, exact_evidence,
+    find_trap, has_name_signal, is_calendar_pair, name_evidence, sql_evidence, type_evidence, value_evidence, values_agree,
 )
 from dbt_schema_link.discovery.policy import CAPS, CARDINALITY, TYPES
 from dbt_schema_link.discovery.records import Evidence, Signal, Trap
@@ -109,6 +109,8 @@ def evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstim
     if cand.joins:
         evidence.append(sql_evidence(cand.joins))
     named = has_name_signal(evidence)
+    if not named and is_calendar_pair(child, parent, settings):
+        evidence.append(calendar_evidence(parent))
     joined = bool(cand.joins)
     block: Block | None = None
     pending = False

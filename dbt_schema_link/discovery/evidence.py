@@ -364,6 +364,17 @@ def _ramp(value: float, threshold: float) -> float:
 
 # -- dbt SQL -------------------------------------------------------------------------------
 
+def is_calendar_pair(child: ColInfo, parent: ColInfo, settings: DiscoverySettings) -> bool:
+    """A column of days and a calendar's key (``settings.calendar_keys``): a date column names
+    no relation, so this is what says it references one."""
+    return settings.calendar_keys and child.day_values and parent.is_calendar_key() and child.rel is not parent.rel
+
+
+def calendar_evidence(parent: ColInfo) -> Evidence:
+    return Evidence(Signal.CALENDAR_KEY, 1.0, f"a column of days; {parent.label} is the key of a calendar "
+                                              f"({parent.distinct} days, one row each)")
+
+
 def sql_evidence(joins: Sequence[SqlJoin]) -> Evidence:
     models = sorted({j.model for j in joins})
     clauses = sorted({j.clause.value for j in joins})
@@ -433,6 +444,8 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
                 f"inside {parent.distinct} would match by chance (chance ~1e-{surprise:.1f})")
     if named:
         return None
+    if is_calendar_pair(child, parent, settings):
+        return None  # days of a calendar: the calendar holds every day, so no chance argument applies
     # value-only: chance must not explain the overlap
     if child.family not in _NAMELESS_FAMILIES or parent.family not in _NAMELESS_FAMILIES:
         return Trap.VALUE_TYPE, f"value-only links on {child.family.value} columns need name evidence"

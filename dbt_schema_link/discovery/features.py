@@ -4,6 +4,7 @@ free text, MinHash signature, DAG depth. Built once, in one pass over the projec
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -11,12 +12,12 @@ import numpy as np
 from dbt_schema_link.artifacts.records import ColumnRef, Project, Relation, ResourceType
 from dbt_schema_link.artifacts.dag import relation_depths, relation_parents
 from dbt_schema_link.discovery.names import (
-    NameParts, RelationNames, Vocabulary, analyse_column, analyse_relation, is_glued, strip_table_prefix,
+    DATE_WORDS, NameParts, RelationNames, Vocabulary, analyse_column, analyse_relation, is_glued, strip_table_prefix,
     table_column_prefix, with_compound_heads,
 )
 from dbt_schema_link.discovery.policy import KEY, NAMES
 from dbt_schema_link.discovery.settings import DiscoverySettings
-from dbt_schema_link.discovery.types import TypeFamily, column_family
+from dbt_schema_link.discovery.types import TypeFamily, column_family, is_day_type
 from dbt_schema_link.profiling.records import FLAG_WORDS as FLAG_VALUES  # noqa: F401 - re-exported
 from dbt_schema_link.profiling.records import ColumnProfile, ProfileSet, RelationProfile
 
@@ -60,6 +61,7 @@ class ColInfo:
     flag: bool = False
     free_text: bool = False
     numeric_values: bool = False  # values are digits (integer type, or text that holds numbers)
+    day_values: bool = False  # every value is a day: a DATE, or text of ISO days (``2017-09-08``)
     pk_score: float = 0.0  # 0..1 how much this is its relation's primary key
     declared_pk: bool = False
     table_key: bool = False  # among its relation's key_columns (asked once per scored pair)
@@ -93,6 +95,10 @@ class ColInfo:
 
     def is_table_key(self) -> bool:
         return self.table_key
+
+    def is_calendar_key(self) -> bool:
+        """Its relation's key, unique and made of days: a calendar's (``calendar.day_date``)."""
+        return self.table_key and self.day_values and bool(self.unique)
 
 
 @dataclass
@@ -162,6 +168,7 @@ def build_features(project: Project, profiles: ProfileSet | None, settings: Disc
             ci = ColInfo(
                 ref=ColumnRef(uid, col.name), rel=info, position=position, parts=parts, family=family,
                 profile=cprof, signature=sig, borrowed=borrowed,
+                day_values=_holds_days(family, col.data_type or (cprof.data_type if cprof else None), cprof, parts),
             )
             info.columns.append(ci)
             columns.append(ci)
@@ -229,6 +236,7 @@ def _pk_score(ci: ColInfo) -> float:
     parts = ci.parts
     names = ci.rel.names
     first = ci.position == 0
+    measure = parts.measure and not ci.day_values  # "day" counts days, a column of dates does not
     if parts.keyness >= NAMES.key_name_min:
         if parts.generic:
             score = KEY.generic_first if first else KEY.generic_other
@@ -244,11 +252,11 @@ def _pk_score(ci: ColInfo) -> float:
             score = KEY.key_named_first
         else:
             score = KEY.key_named_other
-    elif ci.unique and ci.family in KEY_FAMILIES and parts.role is None and not parts.measure:
+    elif ci.unique and ci.family in KEY_FAMILIES and parts.role is None and not measure:
         # keys from values: unique and non-null in a family keys come in (ssn, uid, name,
         # calendar_date); the first column is the usual place of a table's key
         score = KEY.data_first if first else KEY.data_other
-    elif first and parts.role is None and not parts.measure:
+    elif first and parts.role is None and not measure:
         score = KEY.unnamed_first
     else:
         score = KEY.other
@@ -272,6 +280,26 @@ def _is_flag(ci: ColInfo, settings: DiscoverySettings) -> bool:
         if ci.parts.flag_name:
             return True
     return False
+
+
+#: A day as ISO text (what a DATE's canonical text is).
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _holds_days(family: TypeFamily, data_type: str | None, prof: ColumnProfile | None, parts: NameParts) -> bool:
+    """Every value is a day: a DATE column, or text of ten characters whose values are all ISO
+    days (its top values: known for low-cardinality columns) or, too many to list, whose name
+    says date. Timestamps are instants, not days."""
+    if prof is None or prof.non_null == 0:
+        return False
+    if family is TypeFamily.TEMPORAL:
+        return is_day_type(data_type)
+    if family not in (TypeFamily.TEXT, TypeFamily.UNKNOWN) or not (prof.min_len == prof.max_len == 10):
+        return False
+    top = prof.top_values
+    if not top:
+        return any(t in DATE_WORDS for t in parts.tokens)
+    return all(_ISO_DAY.fullmatch(v) for v in top)
 
 
 def _is_number(text: str) -> bool:

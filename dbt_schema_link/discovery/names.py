@@ -51,6 +51,9 @@ MEASURE_WORDS = frozenset({
     "visit", "hit",
 })
 
+#: Tokens that name a date (a text column of ISO days too many to list is read as days by them).
+DATE_WORDS = frozenset({"date", "day", "dt"})
+
 #: Words that, leading or ending a name with no key marker, make it a count or a sum
 #: (``number_of_orders``, ``order_count``, ``n_items``, ``total_amount``): English grammar of
 #: aggregates, not any project's vocabulary.

@@ -175,9 +175,18 @@ PRIOR_WEIGHTS: dict[Signal, float] = {
 #: The strength of that pull (not on the bias): a prior worth a handful of labelled pairs per signal.
 PRIOR_L2 = 2.0
 
-#: Log-odds a link between unrelated sources loses at full ``cross_source_strictness``: a policy
-#: (labelled corpora are one database each, so there is nothing to fit it on), not a fitted weight.
-CROSS_SOURCE_WEIGHT = 0.5
+#: Weights of signals the labelled corpora do not show, so there is nothing to fit them on: a
+#: policy, each measured on a benchmark built for it (benchmarks/README.md).
+UNFITTED_WEIGHTS: dict[Signal, float] = {
+    # log-odds a link between unrelated sources loses at full ``cross_source_strictness``
+    # (labelled corpora are one database each)
+    Signal.CROSS_SOURCE: 0.5,
+    # a column of days to a calendar (a relation keyed by days): enough that, with the bias and a
+    # unique parent and before any value evidence, the pair clears ``verify_min_confidence``
+    # (0.2) and is checked, too little for ``min_confidence`` unless its values are contained
+    # (then ~0.95; the dirt benchmark's calendar_keys variant)
+    Signal.CALENDAR_KEY: 2.5,
+}
 
 KEY = KeyScores()
 NAMES = NameStrengths()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
-from dbt_schema_link.discovery.policy import CROSS_SOURCE_WEIGHT
+from dbt_schema_link.discovery.policy import UNFITTED_WEIGHTS
 from dbt_schema_link.discovery.records import NAME_SIGNALS, Evidence, Signal
 
 from dbt_schema_link.discovery import calibration
@@ -38,9 +38,8 @@ def table_for(measured: bool) -> Table:
 def weight(table: Table, signal: Signal) -> float:
     """Log-odds added by an evidence item of strength 1.0 (declared and lineage links are facts,
     not scored: weight 0)."""
-    if signal is Signal.CROSS_SOURCE:
-        return CROSS_SOURCE_WEIGHT
-    return table.weights.get(signal, 0.0)
+    unfitted = UNFITTED_WEIGHTS.get(signal)
+    return unfitted if unfitted is not None else table.weights.get(signal, 0.0)
 
 
 def score(evidence: Iterable[Evidence], measured: bool = True) -> tuple[float, tuple[Evidence, ...]]:
@@ -78,7 +77,9 @@ def _log_odds(items: Sequence[Evidence], table: Table) -> tuple[float, list[floa
         if has_exact and signal is Signal.VALUE_CONTAINMENT_ESTIMATE:
             c = 0.0
         else:
-            w = CROSS_SOURCE_WEIGHT if signal is Signal.CROSS_SOURCE else weights.get(signal, 0.0)
+            w = UNFITTED_WEIGHTS.get(signal)
+            if w is None:
+                w = weights.get(signal, 0.0)
             c = w * max(-1.0, min(1.0, e.strength))
         raw.append(c)
         if c > 0 and signal in NAME_SIGNALS:

@@ -185,6 +185,12 @@ class DiscoverySettings:
     use_values: bool = _flag(True)
     """Use profiles (cardinality, MinHash containment, LSH candidates). Default true."""
 
+    calendar_keys: bool = _flag(True)
+    """Link a column of days (a DATE, or text holding ISO days) to a calendar: a relation keyed
+    by days (its key column unique and day-valued, ``calendar.day_date``). Such a link rests on
+    the values alone (a date column names no relation), verified like any other; a relation
+    whose key is a surrogate integer (``date_dim.d_date_sk``) is no calendar. Default true."""
+
     use_sql: bool = _flag(True)
     """Parse models' SQL for joins and column lineage. Default true."""
 

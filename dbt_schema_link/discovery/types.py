@@ -91,6 +91,11 @@ def family_of(data_type: str | None) -> TypeFamily:
     return TypeFamily.OTHER
 
 
+def is_day_type(data_type: str | None) -> bool:
+    """A type of whole days (``date``), not of instants (``timestamp``, ``datetime``, ``time``)."""
+    return bool(data_type) and _PARAMS.sub("", data_type).strip().lower() == "date"
+
+
 def column_family(declared: str | None, profiled: str | None) -> TypeFamily:
     """The family of a column from its catalog type, or from the profile's where that one says
     more: Snowflake's catalog has NUMBER for every NUMBER(p,s), its profile NUMBER(38,0)."""
