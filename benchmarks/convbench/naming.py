@@ -37,10 +37,13 @@ class Convention(str, Enum):
     NON_ENGLISH = "non_english"  # German (kunde_nr) or Spanish (id_cliente) words
     OPAQUE = "opaque"  # t_3.col_17: no name says anything
     TPCH = "tpch"  # o_custkey: table prefix + abbreviated words glued + `key` (TPC-H style)
+    ROLES = "roles"  # a foreign key named for its role (head, follower_id), not for what it references
 
 
-#: What `conventions.py` runs unless told otherwise (TPCH combines three of them; opt-in).
-DEFAULT_CONVENTIONS: tuple[Convention, ...] = tuple(c for c in Convention if c is not Convention.TPCH)
+#: What `conventions.py` runs unless told otherwise (TPCH combines three of them; opt-in; ROLES
+#: renames foreign keys only, so it is run on its own, as the dirt benchmark's variants are).
+DEFAULT_CONVENTIONS: tuple[Convention, ...] = tuple(c for c in Convention if c not in (Convention.TPCH,
+                                                                                      Convention.ROLES))
 
 _TOKEN = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
@@ -61,6 +64,26 @@ def singular(word: str) -> str:
     if word.endswith("s") and not word.endswith(("ss", "us", "is")):
         return word[:-1]
     return word
+
+
+#: Role names a foreign key may have instead of its parent's name (`department.head ->
+#: physician.employee_id`, `follows.follower -> users.uid`): real schemas' words for what the row
+#: is to the one it references, drawn per column. Not the product's lists: some of these it
+#: knows as roles of people, most it does not.
+ROLE_NAMES = (
+    "head", "lead", "owner", "holder", "primary", "secondary", "source", "target", "origin",
+    "destination", "home", "host", "guest", "member", "sponsor", "handler", "provider", "recipient",
+    "sender", "follower", "followee", "reviewer", "approver", "creator", "author", "supervisor",
+    "assignee", "contact", "subject", "partner",
+)
+
+
+def role_name(schema_name: str, table: str, column: str, seed: int = DEFAULT_SEED) -> str:
+    """The role a foreign key column is named for: a word of ``ROLE_NAMES``, bare or with `_id`
+    (`head`, `host_id`), drawn from a seeded hash of the column."""
+    h = _hash(seed, "role", schema_name, table, column)
+    word = ROLE_NAMES[h % len(ROLE_NAMES)]
+    return word if (h >> 16) % 2 else f"{word}_id"
 
 
 def _hash(*parts: object) -> int:
@@ -274,7 +297,8 @@ def rename(schema: Schema, convention: Convention, seed: int = DEFAULT_SEED) -> 
 
     def table_name(table: Table, number: int) -> str:
         ws = words(table.name)
-        if conv in (Convention.ORIGINAL, Convention.TABLE_PREFIXED, Convention.ABBREVIATED, Convention.TPCH):
+        if conv in (Convention.ORIGINAL, Convention.TABLE_PREFIXED, Convention.ABBREVIATED, Convention.TPCH,
+                    Convention.ROLES):
             return table.name
         if conv is Convention.GLUED:
             return "".join(ws)
@@ -318,6 +342,9 @@ def rename(schema: Schema, convention: Convention, seed: int = DEFAULT_SEED) -> 
             return f"col_{next(next_column)}"
         if conv is Convention.TPCH:
             return f"{prefixes[table.name]}_" + "".join(abbreviate(w, seed) for w in _key_words(ws, table, "key"))
+        if conv is Convention.ROLES:
+            return role_name(schema.name, table.name, column.name, seed) if (table.name, column.name) in fk_children \
+                else column.name
         raise ValueError(conv)
 
     new_tables = _dedupe([table_name(t, n) for t, n in zip(schema.tables, table_numbers)],

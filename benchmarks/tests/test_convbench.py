@@ -112,6 +112,9 @@ def test_every_convention_changes_the_key_names(shop: Path, convention: Conventi
     assert len(id_keys) == 4 and id_keys <= set(changed), sorted(id_keys - set(changed))
     if convention is Convention.KIMBALL:  # keys only, but every relation is a dim_ or a fact_
         assert all(new != old for old, new in renaming.tables.items())
+    elif convention is Convention.ROLES:  # foreign keys only, each named for a role
+        assert set(changed) == fk_children
+        assert all(renaming.columns[k].removesuffix("_id") in naming.ROLE_NAMES for k in fk_children)
     else:
         assert len(changed) >= len(renaming.columns) // 2, changed
     if convention in (Convention.TABLE_PREFIXED, Convention.OPAQUE, Convention.HUNGARIAN, Convention.TPCH):
@@ -163,6 +166,15 @@ def test_examples_of_each_convention(shop: Path) -> None:
         short = naming.abbreviate(word)
         assert 3 <= len(short) <= 4 and short[0] == word[0] and short != word
     assert naming.abbreviate("name") == "name" and naming.abbreviate("id") == "id"
+
+
+def test_roles_name_foreign_keys_for_a_role_and_keep_the_rest(shop: Path) -> None:
+    schema = read_schema(shop, "shop")
+    roles = rename(schema, Convention.ROLES)
+    assert roles.tables == {t.name: t.name for t in schema.tables}
+    assert roles.column("customers", "id") == ("customers", "id")  # keys keep their names
+    new = roles.column("Sales Orders", "customer_id")[1]
+    assert new == naming.role_name("shop", "Sales Orders", "customer_id") and "customer" not in new
 
 
 def test_non_english_translates_common_words() -> None:

@@ -105,3 +105,29 @@ def test_default_subset_spans_both_halves() -> None:
     halves = [split.half_of(n) for n in DEFAULT_DATABASES]
     assert None not in halves
     assert halves.count(split.Half.TUNING) == halves.count(split.Half.HELD_BACK) == 5
+
+
+def test_calendar_keys_cut_dates_to_days_and_key_them_to_a_calendar(tmp_path: Path) -> None:
+    src = tmp_path / "kennel.sqlite"
+    con = sqlite3.connect(src)
+    con.executescript("""
+        CREATE TABLE owners (owner_id INTEGER PRIMARY KEY, name TEXT);
+        CREATE TABLE dogs (dog_id INTEGER PRIMARY KEY, owner_id INT REFERENCES owners(owner_id),
+            date_arrived DATETIME, date_of_birth DATE, note TEXT);
+    """)
+    con.executemany("INSERT INTO owners VALUES (?, ?)", [(i, f"o{i}") for i in range(1, 6)])
+    con.executemany("INSERT INTO dogs VALUES (?, ?, ?, ?, ?)",
+                    [(i, 1 + i % 5, f"2018-03-{10 + i:02d} 20:10:13", f"2015-0{1 + i % 9}-01", "2018-03-01x")
+                     for i in range(12)])
+    con.commit()
+    con.close()
+    out = tmp_path / "calendar.sqlite"
+    notes = generate(src, "kennel", Variant.CALENDAR_KEYS, out, seed=30).notes
+    truth = ground_truth(out).pairs
+    assert ground_truth(src).pairs < truth
+    assert truth - ground_truth(src).pairs == {frozenset({("dogs", "date_arrived"), ("calendar", "day_date")}),
+                                               frozenset({("dogs", "date_of_birth"), ("calendar", "day_date")})}
+    assert rows(out, "SELECT DISTINCT date_arrived FROM dogs ORDER BY 1")[0] == ("2018-03-10",)  # cut to its day
+    days = [d for (d,) in rows(out, "SELECT day_date FROM calendar ORDER BY 1")]
+    assert days[0] < "2015-01-01" and days[-1] > "2018-03-21" and len(days) == len(set(days))
+    assert "note" not in notes[-1]  # not every value a date: no key

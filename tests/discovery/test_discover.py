@@ -1,6 +1,7 @@
 """discover() end to end on small warehouses built in code."""
 
 import dataclasses
+import datetime
 import math
 import random
 import re
@@ -918,3 +919,55 @@ def test_a_band_bucket_shared_by_more_parents_than_lsh_max_bucket_is_not_read():
         return run(w, verify=False, **settings).counts["candidates_by_value"]
     assert by_value() == 5
     assert by_value(lsh_max_bucket=4) == 0
+
+
+# -- calendar keys -----------------------------------------------------------------------------
+
+def days(n, start="2020-01-01"):
+    first = datetime.date.fromisoformat(start)
+    return [(first + datetime.timedelta(days=i)).isoformat() for i in range(n)]
+
+
+def calendar_warehouse(day_type="DATE", key_first=True):
+    """orders with a column of days and a column of instants; a calendar of 400 days (keyed by the
+    day, or, ``key_first=False``, by a surrogate integer as TPC-DS's date_dim is)."""
+    rng = random.Random(12)
+    w = Warehouse()
+    calendar = {"day_date": (day_type, days(400)), "weekday_name": (TEXT, [f"w{i % 7}" for i in range(400)])}
+    if not key_first:
+        calendar = {"date_sk": (INT, ids(400)), **calendar}
+    w.table("calendar", calendar)
+    w.table("orders", {
+        "order_id": (INT, ids(300)),
+        "ordered_on": (day_type, [rng.choice(days(380)[::10]) for _ in range(300)]),  # 38 days
+        "shipped_at": ("TIMESTAMP", [f"{rng.choice(days(380))} {rng.randint(10, 23)}:15:00" for _ in range(300)]),
+    })
+    return w
+
+
+@pytest.mark.parametrize("day_type", ["DATE", TEXT])
+def test_a_column_of_days_references_the_calendar_keyed_by_days(day_type):
+    # no name says it (ordered_on names no relation) and 38 days among 400 would be chance for
+    # a value-only link: the calendar (a relation keyed by days) is what it references
+    (link,) = run(calendar_warehouse(day_type)).inferred
+    assert pairs([link]) == {("orders.ordered_on", "calendar.day_date")}
+    assert any(e.signal is Signal.CALENDAR_KEY for e in link.evidence)
+    assert any(e.signal is Signal.EXACT_CONTAINMENT and e.strength > 0 for e in link.evidence)
+    # instants are not days: shipped_at is no calendar key's child
+
+
+def test_dates_link_to_a_calendar_only_by_the_setting():
+    # value-only links on dates need names (``Trap.VALUE_TYPE``): calendar_keys is what links them
+    assert run(calendar_warehouse(), calendar_keys=False, min_confidence=TRAP_BAR).inferred == []
+
+
+def test_a_unique_date_beside_a_surrogate_key_is_no_calendar():
+    # date_dim(d_date_sk, d_date): facts reference the surrogate, and a date column is not linked
+    # to the unique date the dimension also holds
+    assert run(calendar_warehouse(key_first=False), min_confidence=TRAP_BAR).inferred == []
+
+
+def test_days_outside_the_calendar_are_no_link():
+    w = calendar_warehouse()
+    w.table("returns", {"return_id": (INT, ids(50)), "returned_on": ("DATE", days(50, start="2031-01-01"))})
+    assert ("returns.returned_on", "calendar.day_date") not in pairs(run(w).inferred)
