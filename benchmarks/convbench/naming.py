@@ -67,22 +67,38 @@ def singular(word: str) -> str:
 
 
 #: Role names a foreign key may have instead of its parent's name (`department.head ->
-#: physician.employee_id`, `follows.follower -> users.uid`): real schemas' words for what the row
-#: is to the one it references, drawn per column. Not the product's lists: some of these it
-#: knows as roles of people, most it does not.
-ROLE_NAMES = (
-    "head", "lead", "owner", "holder", "primary", "secondary", "source", "target", "origin",
-    "destination", "home", "host", "guest", "member", "sponsor", "handler", "provider", "recipient",
-    "sender", "follower", "followee", "reviewer", "approver", "creator", "author", "supervisor",
-    "assignee", "contact", "subject", "partner",
-)
+#: physician.employee_id`, `follows.follower -> users.uid`, `flights.origin -> airports.code`):
+#: real schemas' words for what the row is to the one it references, by what it references (a
+#: row of its own table, a person, anything else). Not the product's lists: some of these it
+#: knows as roles, most it does not.
+SELF_ROLE_NAMES = ("parent", "supervisor", "lead", "predecessor", "successor", "original")
+PERSON_ROLE_NAMES = ("head", "owner", "holder", "sponsor", "handler", "provider", "recipient", "sender",
+                     "follower", "followee", "reviewer", "approver", "creator", "author", "assignee", "contact",
+                     "host", "guest", "member", "primary")
+OTHER_ROLE_NAMES = ("source", "target", "origin", "destination", "home", "primary", "secondary", "subject",
+                    "main", "current", "previous", "preferred", "default", "partner")
+ROLE_NAMES = frozenset(SELF_ROLE_NAMES + PERSON_ROLE_NAMES + OTHER_ROLE_NAMES)
+#: Words of a table of people (the benchmark's own: a person role is drawn for a key to one).
+PEOPLE_NOUNS = frozenset({
+    "person", "people", "user", "employee", "staff", "student", "customer", "member", "owner", "player",
+    "singer", "artist", "visitor", "physician", "doctor", "nurse", "professional", "teacher", "driver",
+    "pilot", "manager", "author", "editor", "client", "patient", "musician", "actor", "director", "writer",
+    "voter", "candidate", "friend", "highschooler", "poker", "professor", "instructor", "faculty", "host",
+})
 
 
-def role_name(schema_name: str, table: str, column: str, seed: int = DEFAULT_SEED) -> str:
-    """The role a foreign key column is named for: a word of ``ROLE_NAMES``, bare or with `_id`
-    (`head`, `host_id`), drawn from a seeded hash of the column."""
+def role_name(schema_name: str, table: str, column: str, parent_table: str, seed: int = DEFAULT_SEED) -> str:
+    """The role a foreign key column is named for, drawn from a seeded hash of the column among the
+    words for what it references (its own table, a table of people, anything else), bare or
+    with `_id` (`head`, `origin_id`)."""
     h = _hash(seed, "role", schema_name, table, column)
-    word = ROLE_NAMES[h % len(ROLE_NAMES)]
+    if parent_table.lower() == table.lower():
+        pool = SELF_ROLE_NAMES
+    elif any(singular(w) in PEOPLE_NOUNS for w in words(parent_table)):
+        pool = PERSON_ROLE_NAMES
+    else:
+        pool = OTHER_ROLE_NAMES
+    word = pool[h % len(pool)]
     return word if (h >> 16) % 2 else f"{word}_id"
 
 
@@ -281,6 +297,7 @@ def rename(schema: Schema, convention: Convention, seed: int = DEFAULT_SEED) -> 
     conv = convention
     prefixes = table_prefixes(schema) if conv in (Convention.TABLE_PREFIXED, Convention.TPCH) else {}
     fk_children = schema.fk_children()
+    fk_parents = {(fk.child_table, c): fk.parent_table for fk in schema.foreign_keys for c in fk.child_columns}
     facts = schema.tables_with_fks()
     kimball_suffix = ("sk", "key")[_hash(seed, "kimball", schema.name) % 2]
     language = language_of(schema.name, seed)
@@ -343,8 +360,8 @@ def rename(schema: Schema, convention: Convention, seed: int = DEFAULT_SEED) -> 
         if conv is Convention.TPCH:
             return f"{prefixes[table.name]}_" + "".join(abbreviate(w, seed) for w in _key_words(ws, table, "key"))
         if conv is Convention.ROLES:
-            return role_name(schema.name, table.name, column.name, seed) if (table.name, column.name) in fk_children \
-                else column.name
+            parent = fk_parents.get((table.name, column.name))
+            return column.name if parent is None else role_name(schema.name, table.name, column.name, parent, seed)
         raise ValueError(conv)
 
     new_tables = _dedupe([table_name(t, n) for t, n in zip(schema.tables, table_numbers)],

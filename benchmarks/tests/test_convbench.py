@@ -174,7 +174,8 @@ def test_roles_name_foreign_keys_for_a_role_and_keep_the_rest(shop: Path) -> Non
     assert roles.tables == {t.name: t.name for t in schema.tables}
     assert roles.column("customers", "id") == ("customers", "id")  # keys keep their names
     new = roles.column("Sales Orders", "customer_id")[1]
-    assert new == naming.role_name("shop", "Sales Orders", "customer_id") and "customer" not in new
+    assert new == naming.role_name("shop", "Sales Orders", "customer_id", "customers") and "customer" not in new
+    assert new.removesuffix("_id") in naming.PERSON_ROLE_NAMES  # customers are people
 
 
 def test_non_english_translates_common_words() -> None:
