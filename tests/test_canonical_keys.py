@@ -20,7 +20,8 @@ TEXTS = {
 }
 #: (SQL literal of a typed value, its canonical text) for DuckDB
 TYPED = [("17::BIGINT", "17"), ("17.0::DOUBLE", "17"), ("17.0::REAL", "17"), ("17.00::DECIMAL(10,2)", "17"),
-         ("17.25::DECIMAL(10,2)", "17.25"), ("0.5::DOUBLE", "0.5"), ("'00017'::VARCHAR", "17")]
+         ("17.25::DECIMAL(10,2)", "17.25"), ("0.5::DOUBLE", "0.5"), ("'00017'::VARCHAR", "17"),
+         ("'2017-09-08'::DATE", "2017-09-08")]  # a day: the ISO text a calendar's text key holds
 ENGINE_TYPE = {"BIGINT": "bigint", "DOUBLE": "double", "REAL": "real", "DECIMAL(10,2)": "decimal(10,2)",
                "VARCHAR": "varchar"}
 
