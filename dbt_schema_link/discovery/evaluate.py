@@ -12,7 +12,7 @@ from dbt_schema_link.discovery.candidates import Candidate
 from dbt_schema_link.discovery.domains import UnionFind
 from dbt_schema_link.discovery.evidence import (
     Block, RelationMatches, ValueFit, calendar_evidence, cardinality_evidence, cross_source_evidence, deferred_detail, exact_evidence,
-    find_trap, has_name_signal, is_calendar_pair, name_evidence, sql_evidence, type_evidence, value_evidence, values_agree,
+    find_trap, has_name_signal, is_calendar_pair, name_evidence, range_spread_surprise, sql_evidence, type_evidence, value_evidence, values_agree,
 )
 from dbt_schema_link.discovery.policy import CAPS, CARDINALITY, TYPES
 from dbt_schema_link.discovery.records import Evidence, Signal, Trap
@@ -55,6 +55,9 @@ def value_fits(cands: dict, estimates: dict, exacts: dict, settings: DiscoverySe
             continue
         if not values_agree(estimates.get(key), exacts.get(key), settings):
             continue
+        if settings.range_spread_surprise > 0 and \
+                range_spread_surprise(cand.child, parent) >= settings.range_spread_surprise:
+            continue  # the child spreads too narrowly to have been drawn from it: not where it comes from
         per_class = containers.setdefault(cand.child.key, {})
         cls = lineage_uf.find(parent.key)
         per_class[cls] = min(per_class.get(cls, parent.distinct), parent.distinct)

@@ -299,15 +299,29 @@ def test_small_numbers_at_the_low_end_of_a_dense_key_range_are_chance():
         ("tickets.src", "customers.customer_id")}
 
 
-def test_values_that_fit_several_keys_need_a_name():
+def tickets_with_a_nameless_reference(products: int) -> Warehouse:
     rng = random.Random(12)
     w = Warehouse()
     w.table("customers", {"customer_id": (INT, ids(2000))})
-    w.table("products", {"product_id": (INT, ids(2500))})
+    w.table("products", {"product_id": (INT, ids(products))})
     w.table("tickets", {"ticket_id": (INT, ids(400, 70000)), "src": (INT, sample(rng, ids(2000), 400))})
-    links = run(w, min_confidence=TRAP_BAR)
+    return w
+
+
+def test_values_that_fit_several_keys_need_a_name():
+    # 360 ids spread over 1..2000 could have been drawn from 1..2050 as well
+    links = run(tickets_with_a_nameless_reference(2050), min_confidence=TRAP_BAR)
     assert links.inferred == []
     assert links.rejected[0].trap is Trap.AMBIGUOUS
+
+
+def test_a_key_the_values_spread_too_narrowly_for_is_no_container():
+    # drawn from 1..2500, 360 ids would reach past 2000 (chance ~1e-35): products is not where
+    # they come from, so customers is the one key that holds them
+    links = run(tickets_with_a_nameless_reference(2500), min_confidence=TRAP_BAR)
+    assert pairs(links.inferred) == {("tickets.src", "customers.customer_id")}
+    # without the range rule, two keys hold the values and no name says which
+    assert run(tickets_with_a_nameless_reference(2500), min_confidence=TRAP_BAR, range_spread_surprise=0).inferred == []
 
 
 # -- values: LSH finds a nameless link among many columns --------------------------------------
