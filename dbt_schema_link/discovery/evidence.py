@@ -451,6 +451,11 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
         return Trap.VALUE_TYPE, f"value-only links on {child.family.value} columns need name evidence"
     if child.pk_score >= KEY.own_key_named and child.unique:  # named as its own relation's key (id, <table>_id)
         return Trap.KEY_TO_KEY, f"{child.label} is its own relation's key; keys numbered alike overlap"
+    if child.table_key and child.unique and _numbered(child) and _numbered(parent):
+        # two relations' keys, each a gapless run of numbers (1..18 and 1..25): a sequence numbers
+        # both, and the smaller run lies inside the larger whatever the rows are
+        return Trap.KEY_TO_KEY, (f"{child.label} is its own relation's key, numbered {child.profile.min_value:g}.."
+                                 f"{child.profile.max_value:g} without a gap like the key it falls in")
     if child.parts.measure:
         return Trap.MEASURE, f"{child.label} is a quantity whose values fall inside a key range"
     if child.has_values and parent.has_values:
@@ -475,6 +480,14 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
                 f"says which one it references"
             )
     return None
+
+
+def _numbered(col: ColInfo) -> bool:
+    """Its values are every integer of their range (a sequence's numbering: 1..n)."""
+    prof = col.profile
+    if prof is None or prof.min_value is None or prof.max_value is None or prof.distinct_approx:
+        return False
+    return col.distinct > 1 and prof.max_value - prof.min_value + 1 == col.distinct
 
 
 def range_spread_surprise(child: ColInfo, parent: ColInfo) -> float:

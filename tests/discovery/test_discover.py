@@ -324,6 +324,17 @@ def test_a_key_the_values_spread_too_narrowly_for_is_no_container():
     assert run(tickets_with_a_nameless_reference(2500), min_confidence=TRAP_BAR, range_spread_surprise=0).inferred == []
 
 
+def test_two_keys_numbered_without_a_gap_are_not_a_link_by_values():
+    # genre 1..25 and playlist 1..18, opaque names: a sequence numbered both, so the smaller run
+    # lies inside the larger whatever the rows are
+    w = Warehouse()
+    w.table("t_1", {"col_1": (INT, ids(25)), "col_2": (TEXT, [f"g{i}" for i in range(25)])})
+    w.table("t_2", {"col_3": (INT, ids(18)), "col_4": (TEXT, [f"p{i}" for i in range(18)])})
+    links = run(w, min_confidence=TRAP_BAR)
+    assert links.inferred == []
+    assert {r.trap for r in links.rejected} == {Trap.KEY_TO_KEY}
+
+
 # -- values: LSH finds a nameless link among many columns --------------------------------------
 
 def test_lsh_finds_a_nameless_link_among_many_columns():
