@@ -451,11 +451,12 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
         return Trap.VALUE_TYPE, f"value-only links on {child.family.value} columns need name evidence"
     if child.pk_score >= KEY.own_key_named and child.unique:  # named as its own relation's key (id, <table>_id)
         return Trap.KEY_TO_KEY, f"{child.label} is its own relation's key; keys numbered alike overlap"
-    if child.table_key and child.unique and _numbered(child) and _numbered(parent):
-        # two relations' keys, each a gapless run of numbers (1..18 and 1..25): a sequence numbers
-        # both, and the smaller run lies inside the larger whatever the rows are
+    if child.table_key and child.unique and _numbered(child) and _numbered(parent) and child.distinct < parent.distinct:
+        # two relations' keys, each a gapless run of numbers, the child's shorter (1..18 inside
+        # 1..25): a sequence numbers both, and the shorter run lies inside the longer whatever the
+        # rows are. Equal runs (1..406 and 1..406) are the same rows keyed twice: a 1:1 split
         return Trap.KEY_TO_KEY, (f"{child.label} is its own relation's key, numbered {child.profile.min_value:g}.."
-                                 f"{child.profile.max_value:g} without a gap like the key it falls in")
+                                 f"{child.profile.max_value:g} without a gap inside the longer run of the key it falls in")
     if child.parts.measure:
         return Trap.MEASURE, f"{child.label} is a quantity whose values fall inside a key range"
     if child.has_values and parent.has_values:

@@ -333,6 +333,11 @@ def test_two_keys_numbered_without_a_gap_are_not_a_link_by_values():
     links = run(w, min_confidence=TRAP_BAR)
     assert links.inferred == []
     assert {r.trap for r in links.rejected} == {Trap.KEY_TO_KEY}
+    # equal runs are one set of rows keyed twice (a 1:1 split): still a link by values
+    w = Warehouse()
+    w.table("t_1", {"col_1": (INT, ids(25)), "col_2": (TEXT, [f"g{i}" for i in range(25)])})
+    w.table("t_2", {"col_3": (INT, ids(25)), "col_4": (INT, [i % 7 for i in range(25)])})
+    assert len(run(w, min_confidence=TRAP_BAR).inferred) == 1
 
 
 # -- values: LSH finds a nameless link among many columns --------------------------------------
