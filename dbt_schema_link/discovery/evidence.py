@@ -362,7 +362,7 @@ def _ramp(value: float, threshold: float) -> float:
     return max(-1.0, min(1.0, (value - threshold) / width))
 
 
-# -- dbt SQL -------------------------------------------------------------------------------
+# -- calendars -----------------------------------------------------------------------------
 
 def is_calendar_pair(child: ColInfo, parent: ColInfo, settings: DiscoverySettings) -> bool:
     """A column of days and a calendar's key (``settings.calendar_keys``): a date column names
@@ -374,6 +374,8 @@ def calendar_evidence(parent: ColInfo) -> Evidence:
     return Evidence(Signal.CALENDAR_KEY, 1.0, f"a column of days; {parent.label} is the key of a calendar "
                                               f"({parent.distinct} days, one row each)")
 
+
+# -- dbt SQL -------------------------------------------------------------------------------
 
 def sql_evidence(joins: Sequence[SqlJoin]) -> Evidence:
     models = sorted({j.model for j in joins})
@@ -455,8 +457,9 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
         # two relations' keys, each a gapless run of numbers, the child's shorter (1..18 inside
         # 1..25): a sequence numbers both, and the shorter run lies inside the longer whatever the
         # rows are. Equal runs (1..406 and 1..406) are the same rows keyed twice: a 1:1 split
-        return Trap.KEY_TO_KEY, (f"{child.label} is its own relation's key, numbered {child.profile.min_value:g}.."
-                                 f"{child.profile.max_value:g} without a gap inside the longer run of the key it falls in")
+        low, high = child.profile.min_value, child.profile.max_value
+        return Trap.KEY_TO_KEY, (f"{child.label} is its own relation's key, numbered {low:g}..{high:g} without "
+                                 "a gap inside the longer run of the key it falls in")
     if child.parts.measure:
         return Trap.MEASURE, f"{child.label} is a quantity whose values fall inside a key range"
     if child.has_values and parent.has_values:
