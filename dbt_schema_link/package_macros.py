@@ -97,4 +97,8 @@ def write_generated(macros_dir: Path) -> list[str]:
 
 
 if __name__ == "__main__":
-    write_generated(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[1] / "macros")
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[1] / "macros"
+    if len(sys.argv) > 2 or not target.is_dir():  # `--help` or a typo is not a folder to create
+        raise SystemExit("usage: python -m dbt_schema_link.package_macros [MACROS_DIR] "
+                         "(an existing folder; default: this repository's macros/)")
+    write_generated(target)

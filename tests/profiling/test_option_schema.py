@@ -5,6 +5,8 @@ and `ProfileOptions` takes its defaults and checks from it."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -103,3 +105,14 @@ def test_sampling_settings_are_checked_and_generated():
             SamplingSettings(recovery_groups=bad)
     text = (MACROS / "schema_link_option_schema.sql").read_text(encoding="utf-8")
     assert f"'recovery_groups': {SAMPLING.recovery_groups}" in text
+
+
+def test_the_generator_takes_an_existing_folder_only(tmp_path):
+    # `--help` (or a typo) is answered with the usage, not made into a folder of macros
+    res = subprocess.run([sys.executable, "-m", "dbt_schema_link.package_macros", "--help"], cwd=tmp_path,
+                         capture_output=True, text=True)
+    assert res.returncode == 1 and "usage:" in res.stderr
+    assert list(tmp_path.iterdir()) == []
+    res = subprocess.run([sys.executable, "-m", "dbt_schema_link.package_macros", str(tmp_path)],
+                         capture_output=True, text=True)
+    assert res.returncode == 0 and sorted(p.name for p in tmp_path.iterdir()) == sorted(generated_macros())
