@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Flag, auto
 
-from dbt_schema_link.discovery.features import ColInfo, Features, RelInfo
+from dbt_schema_link.discovery.features import ColInfo, Features, RelInfo, keys_calendar
 from dbt_schema_link.discovery.names import NameParts, affixes, initialisms, may_abbreviate
 from dbt_schema_link.discovery.policy import KEY, NAMES, PRIORS
 from dbt_schema_link.discovery.settings import DiscoverySettings
@@ -374,10 +374,9 @@ def generate(features: Features, settings: DiscoverySettings, joins: list[SqlJoi
     if settings.use_values and settings.calendar_keys:
         days = calendars(features)
         for child in (features.columns if days else ()):
-            if child.day_values and not child.is_calendar_key():
-                for parent in days:
-                    if child.rel is not parent.rel and (child.key, parent.key) not in out:
-                        counts["candidates_by_value"] += put(child, parent, Source.VALUE)
+            for parent in (days if child.day_values else ()):
+                if keys_calendar(child, parent) and (child.key, parent.key) not in out:
+                    counts["candidates_by_value"] += put(child, parent, Source.VALUE)
     lap("candidates by calendar")
 
     for join in joins:

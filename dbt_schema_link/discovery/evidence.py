@@ -14,7 +14,7 @@ from enum import Enum
 
 import numpy as np
 
-from dbt_schema_link.discovery.features import ColInfo, unrelated_sources
+from dbt_schema_link.discovery.features import ColInfo, keys_calendar, unrelated_sources
 from dbt_schema_link.discovery.names import MEASURE_WORDS, Role, affix_similarity, fuzzy_similarity, may_abbreviate
 from dbt_schema_link.discovery.policy import CARDINALITY, KEY, NAMES, TRAPS, TYPES, VALUES
 from dbt_schema_link.discovery.records import Evidence, Signal, Trap
@@ -367,7 +367,7 @@ def _ramp(value: float, threshold: float) -> float:
 def is_calendar_pair(child: ColInfo, parent: ColInfo, settings: DiscoverySettings) -> bool:
     """A column of days and a calendar's key (``settings.calendar_keys``): a date column names
     no relation, so this is what says it references one."""
-    return settings.calendar_keys and child.day_values and parent.is_calendar_key() and child.rel is not parent.rel
+    return settings.calendar_keys and keys_calendar(child, parent)
 
 
 def calendar_evidence(parent: ColInfo) -> Evidence:

@@ -101,6 +101,12 @@ class ColInfo:
         return self.table_key and self.day_values and bool(self.unique)
 
 
+def keys_calendar(child: ColInfo, parent: ColInfo) -> bool:
+    """``child`` is a column of days of another relation than the calendar whose key ``parent``
+    is, and no calendar's key itself: what makes a date column reference a calendar."""
+    return child.day_values and parent.is_calendar_key() and child.rel is not parent.rel and not child.is_calendar_key()
+
+
 @dataclass
 class Features:
     relations: dict[str, RelInfo]
