@@ -12,6 +12,7 @@ from dbt_schema_link.artifacts_status import prepare_artifacts
 from dbt_schema_link.dbt_runner import DbtInvocation
 from dbt_schema_link.fileio import atomic_write_text
 from dbt_schema_link.profiling.build_log import LOG_DIR, read_build_log
+from dbt_schema_link.profiling.band_join import warehouse_band_join
 from dbt_schema_link.profiling.containment import warehouse_tuple_verifier, warehouse_verifier
 from dbt_schema_link.profiling.options import ProfileOptions
 from dbt_schema_link.profiling.profiler import profile_project
@@ -97,7 +98,10 @@ def link(paths: ProjectPaths, inv: DbtInvocation, settings_overrides: dict | Non
     verifier = warehouse_verifier(inv, progress) if (use_warehouse and verify) else None
     # tests `write` generated are never declarations: discovery infers them again (provenance written)
     tuples = warehouse_tuple_verifier(inv, progress) if verifier is not None else None
-    links = discover(project, profiles, settings, verifier, progress, verify_tuples=tuples)
+    # value lookups in the engine (engine_lookup_min_columns): files under target/schema_link
+    bands = warehouse_band_join(inv, paths.output_dir, progress) \
+        if (use_warehouse and settings.engine_lookup_min_columns) else None
+    links = discover(project, profiles, settings, verifier, progress, verify_tuples=tuples, band_join=bands)
     atomic_write_text(paths.links_json, links.to_json())
     atomic_write_text(paths.links_md, render_markdown(links, project))
     run = LinkRun(project, profiles, links)

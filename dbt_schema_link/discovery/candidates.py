@@ -7,7 +7,8 @@ columns, not with its square:
 * by value — a MinHash LSH Ensemble over the potential parents (unique-ish columns), queried once
   per child, returns parents that probably contain the child's values even with no name signal
   (in warehouses of more than ``EXACT_VALUE_LOOKUP_PARENTS`` parents only the tightest
-  ``max_candidates_per_child`` of them: dense id ranges contain one another);
+  ``max_candidates_per_child`` of them: dense id ranges contain one another); in warehouses of
+  ``engine_lookup_min_columns`` columns the lookups run as one join in the engine (:mod:`.bands`);
 * by calendar — every column of days to each calendar (a relation keyed by days), at most
   ``CALENDAR_CAP`` of them: date columns name no relation, and a few dates inside thousands of
   days are too small a share for the LSH to find;
@@ -20,10 +21,12 @@ never two copies of one column (lineage), never a parent that cannot be a key.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Flag, auto
 
+from dbt_schema_link.discovery import bands
+from dbt_schema_link.discovery.bands import BandJoin, Lookup, flatten
 from dbt_schema_link.discovery.features import ColInfo, Features, RelInfo, keys_calendar
 from dbt_schema_link.discovery.names import NameParts, affixes, initialisms, may_abbreviate
 from dbt_schema_link.discovery.policy import KEY, NAMES, PRIORS
@@ -240,8 +243,10 @@ def calendars(features: Features) -> list[ColInfo]:
 VALUE_ONLY_FAMILIES = frozenset({TypeFamily.INTEGER, TypeFamily.TEXT, TypeFamily.UUID})
 
 
-def value_index(features: Features, settings: DiscoverySettings) -> tuple[ContainmentIndex, list[ColInfo]]:
-    """The LSH Ensemble over parents a value-only link may point at: relations' keys.
+def value_index(features: Features, settings: DiscoverySettings,
+                bands: bool = True) -> tuple[ContainmentIndex, list[ColInfo]]:
+    """The LSH Ensemble over parents a value-only link may point at: relations' keys
+    (``bands=False``: its layout only, for lookups in the engine).
 
     Pairs with name evidence come from the name index and get their containment estimate from
     the signatures directly, so the LSH index only needs what names cannot find."""
@@ -251,7 +256,7 @@ def value_index(features: Features, settings: DiscoverySettings) -> tuple[Contai
     index = ContainmentIndex(
         ((i, c.signature, c.distinct) for i, c in enumerate(parents)),
         k=features.k, threshold=settings.lsh_threshold, num_part=settings.lsh_num_part, m=settings.lsh_m,
-        recall_weight=settings.lsh_recall_weight,
+        recall_weight=settings.lsh_recall_weight, bands=bands,
     )
     return index, parents
 
@@ -285,22 +290,16 @@ def effective_distinct(parents: list[ColInfo]) -> list[float]:
     return [p.distinct / p.rel.sample_fraction for p in parents]
 
 
-def tightest_containers(child: ColInfo, lsh: ContainmentIndex, parents: list[ColInfo], cap: int,
-                        settings: DiscoverySettings, fraction: float = 1.0,
-                        widths: list[float] | None = None) -> list[ColInfo]:
-    """The LSH hits for ``child``: all of them when there are at most ``cap``, else the ``cap``
-    smallest parents wide enough to hold the child's values (the tightest containers, the ones
-    ``evaluate.value_fits`` prefers). Partitions are read smallest first and reading stops once
-    ``cap`` such parents are in hand: a dense id range is contained in every larger dense key, so
-    reading them all would make value lookups grow with the square of the warehouse."""
+def tightest_containers(partitions: Iterable[list[int]], need: float, cap: int, widths: list[float]) -> list[int]:
+    """A child's LSH hits (parent positions, one list per size partition, smallest parents first):
+    all of them when there are at most ``cap``, else the ``cap`` smallest parents wide enough to
+    hold the child's values (``widths[i] >= need``: the tightest containers, the ones
+    ``evaluate.value_fits`` prefers). Reading stops once ``cap`` such parents are in hand: a dense
+    id range is contained in every larger dense key, so reading them all would make value lookups
+    grow with the square of the warehouse."""
     hits: list[tuple[bool, float, int]] = []
     usable = 0
-    widths = effective_distinct(parents) if widths is None else widths
-    # _wide_enough(child, parent) is: width(parent) >= need
-    need = (child.distinct - 1) / (1.0 + settings.approx_slack)
-    # a partition whose largest parent is narrower than the child holds only CHILD_WIDER pairs
-    # (``fraction``: the smallest sample fraction among the parents)
-    for part in lsh.query_partitions(child.signature, child.distinct, need * fraction, settings.lsh_max_bucket):
+    for part in partitions:
         for i in part:
             width = widths[i]
             ok = width >= need
@@ -312,14 +311,69 @@ def tightest_containers(child: ColInfo, lsh: ContainmentIndex, parents: list[Col
         hits.sort()
         del hits[cap:]
         hits.sort(key=lambda h: h[2])
-    return [parents[i] for _, _, i in hits]
+    return [i for _, _, i in hits]
+
+
+def _need(child: ColInfo, settings: DiscoverySettings) -> float:
+    """The width a parent needs to hold the child's values: ``_wide_enough(child, parent)`` is
+    ``width(parent) >= need``."""
+    return (child.distinct - 1) / (1.0 + settings.approx_slack)
+
+
+def lookups_in_engine(features: Features, settings: DiscoverySettings) -> bool:
+    """Whether this warehouse is large enough for value lookups in the engine
+    (``engine_lookup_min_columns``; 0: never)."""
+    least = settings.engine_lookup_min_columns
+    return bool(least) and len(features.columns) >= least
+
+
+def value_candidates(features: Features, settings: DiscoverySettings, lsh: ContainmentIndex,
+                     parents: list[ColInfo], band_join: BandJoin | None = None) -> Iterator[tuple[ColInfo, ColInfo]]:
+    """(child, parent) pairs the LSH finds by value, child by child. An index built without band
+    tables (``value_index(bands=False)``) has ``band_join`` run every lookup as one join in the
+    engine (:mod:`.bands`); the pairs are the same as Python's lookups give."""
+    exact = len(parents) <= EXACT_VALUE_LOOKUP_PARENTS
+    cap = VALUE_LOOKUP_FACTOR * settings.max_candidates_per_child
+    # a partition whose largest parent is narrower than the child holds only CHILD_WIDER pairs
+    # (``fraction``: the smallest sample fraction among the parents)
+    fraction = min_sample_fraction(parents)
+    widths = effective_distinct(parents)
+    max_bucket = None if exact else settings.lsh_max_bucket
+    children = [c for c in features.columns if _may_link_by_values(c)]
+    # copies of one column (staging models, keys fully referenced) share a signature: the LSH
+    # answer depends only on the signature and the size, so it is asked once
+    lookups: dict[tuple[bytes, int], Lookup] = {}
+    for child in children:
+        key = (child.signature.tobytes(), child.distinct)
+        if key not in lookups:
+            lookups[key] = Lookup(child.signature, child.distinct, 0.0 if exact else _need(child, settings) * fraction)
+    answered: dict[tuple[bytes, int], list[list[int]]] = {}
+    if not lsh.has_bands:  # built for lookups in the engine (``generate``)
+        if band_join is None:
+            raise ValueError("an index without band tables looks up through a band_join")
+        answered = dict(zip(lookups, bands.lookups_in_engine(
+            lsh, [p.signature for p in parents], list(lookups.values()), max_bucket, band_join)))
+    found: dict[tuple[bytes, int], list[ColInfo]] = {}
+    for child in children:
+        key = (child.signature.tobytes(), child.distinct)
+        hits = found.get(key)
+        if hits is None:
+            look = lookups[key]
+            parts = answered[key] if answered else lsh.query_partitions(look.signature, look.size, look.min_upper,
+                                                                        max_bucket)
+            picked = flatten(parts) if exact else tightest_containers(parts, _need(child, settings), cap, widths)
+            hits = found[key] = [parents[i] for i in picked]
+        for parent in hits:
+            yield child, parent
 
 
 def generate(features: Features, settings: DiscoverySettings, joins: list[SqlJoin],
              skip: Callable[[ColInfo, ColInfo], bool],
-             lap: Callable[[str], None] | None = None) -> tuple[dict, dict[str, int]]:
+             lap: Callable[[str], None] | None = None,
+             band_join: BandJoin | None = None) -> tuple[dict, dict[str, int]]:
     """All candidate pairs keyed by (child key, parent key), plus counts per source. ``lap(stage)``
-    (optional) is called after each source of candidates, for per-stage timings."""
+    (optional) is called after each source of candidates, for per-stage timings; ``band_join``
+    (optional) runs value lookups in the engine (``value_candidates``)."""
     lap = lap or (lambda _stage: None)
     out: dict[tuple, Candidate] = {}
     counts = {"candidates_by_name": 0, "candidates_by_value": 0, "candidates_by_sql": 0}
@@ -350,25 +404,12 @@ def generate(features: Features, settings: DiscoverySettings, joins: list[SqlJoi
     lap("candidates by name")
 
     if settings.use_values and features.k:
-        lsh, parents = value_index(features, settings)
+        # lookups in the engine need the index's layout, not its band tables
+        lsh, parents = value_index(features, settings, bands=band_join is None or not lookups_in_engine(features, settings))
         if len(lsh):
-            cap = VALUE_LOOKUP_FACTOR * settings.max_candidates_per_child
-            fraction = min_sample_fraction(parents)
-            widths = effective_distinct(parents)
-            # copies of one column (staging models, keys fully referenced) share a signature: the
-            # LSH answer depends only on the signature and the size, so it is asked once
-            seen: dict[tuple[bytes, int], list[ColInfo]] = {}
-            for child in features.columns:
-                if not _may_link_by_values(child):
-                    continue
-                key = (child.signature.tobytes(), child.distinct)
-                found = seen.get(key)
-                if found is None and len(parents) <= EXACT_VALUE_LOOKUP_PARENTS:
-                    found = seen[key] = [parents[i] for i in lsh.query(child.signature, child.distinct)]
-                elif found is None:
-                    found = seen[key] = tightest_containers(child, lsh, parents, cap, settings, fraction, widths)
-                # one lookup per child, each parent once: every accepted pair is a new one
-                counts["candidates_by_value"] += sum(put(child, parent, Source.VALUE) for parent in found)
+            # one lookup per child, each parent once: every accepted pair is a new one
+            counts["candidates_by_value"] += sum(put(child, parent, Source.VALUE) for child, parent
+                                                 in value_candidates(features, settings, lsh, parents, band_join))
     lap("candidates by value (LSH)")
 
     if settings.use_values and settings.calendar_keys:

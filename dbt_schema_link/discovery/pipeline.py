@@ -19,7 +19,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dbt_schema_link.artifacts.records import ColumnRef, Project
 from dbt_schema_link.collector import collector_paused
 from dbt_schema_link.discovery import composite
-from dbt_schema_link.discovery.candidates import generate
+from dbt_schema_link.discovery.bands import BandJoin
+from dbt_schema_link.discovery.candidates import generate, lookups_in_engine
 from dbt_schema_link.discovery.declared import declared_links, mark_written
 from dbt_schema_link.discovery.domains import UnionFind
 from dbt_schema_link.discovery.evaluate import Scored, cap_per_child, evaluate, value_fits
@@ -46,7 +47,8 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
              verify: Verifier | None = None,
              progress: Callable[[str], None] | None = None,
              inspect: Callable[[Sequence[Scored]], None] | None = None,
-             verify_tuples: composite.TupleVerifier | None = None) -> LinkSet:
+             verify_tuples: composite.TupleVerifier | None = None,
+             band_join: BandJoin | None = None) -> LinkSet:
     """Find how the project's relations join.
 
     ``profiles`` (``None``: names, types, SQL and declared links only) come from the
@@ -54,16 +56,19 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
     (child, parent) pairs in the warehouse and is called once, with at most
     ``settings.max_verify_total`` pairs; ``progress`` receives one-line messages; ``inspect``
     (for calibration and debugging) receives every scored candidate pair once; ``verify_tuples``
-    (``None``: no composite keys) measures composite key candidates (:mod:`.composite`). Pure otherwise:
+    (``None``: no composite keys) measures composite key candidates (:mod:`.composite`);
+    ``band_join`` (``None``: in Python) runs the value lookups as one join in the engine when the
+    project has ``engine_lookup_min_columns`` columns (:mod:`.bands`). Pure otherwise:
     the same inputs give the same :class:`LinkSet`. See the module docstring for the stages.
     """
     with collector_paused():
-        return _discover(project, profiles, settings or DiscoverySettings(), verify, progress, inspect, verify_tuples)
+        return _discover(project, profiles, settings or DiscoverySettings(), verify, progress, inspect, verify_tuples,
+                         band_join)
 
 
 def _discover(project: Project, profiles: ProfileSet | None, settings: DiscoverySettings, verify: Verifier | None,
               progress: Callable[[str], None] | None, inspect: Callable[[Sequence[Scored]], None] | None,
-              verify_tuples: composite.TupleVerifier | None) -> LinkSet:
+              verify_tuples: composite.TupleVerifier | None, band_join: BandJoin | None) -> LinkSet:
     say = progress or (lambda _msg: None)
     started = time.perf_counter()
     notes: list[str] = []
@@ -138,7 +143,10 @@ def _discover(project: Project, profiles: ProfileSet | None, settings: Discovery
         return c in declared_child_classes or (p, c) in declared_classes
 
     # -- candidates and evidence ------------------------------------------------------------
-    cands, cand_counts = generate(features, settings, facts.joins, skip, lap)
+    if band_join is not None and settings.use_values and features.k and lookups_in_engine(features, settings):
+        say(f"discovery: looking up value candidates in the engine ({len(features.columns)} columns, "
+            f"engine_lookup_min_columns={settings.engine_lookup_min_columns})")
+    cands, cand_counts = generate(features, settings, facts.joins, skip, lap, band_join)
     counts.update(cand_counts)
     counts["candidates"] = len(cands)
     say(f"discovery: {len(cands)} candidate pairs "

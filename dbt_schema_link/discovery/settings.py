@@ -94,6 +94,14 @@ class DiscoverySettings:
     square of the warehouse. Value-only links into dense ranges are what chance produces anyway
     (``evidence.find_trap``)."""
 
+    engine_lookup_min_columns: int = _num(0, 0, 1_000_000_000)
+    """In a project of at least this many columns, ``link`` runs the value lookups (the LSH
+    above) as one join in the engine instead of in Python: the index's band keys go to the engine
+    as files and the ``schema_link_band_candidates`` macro joins them (DuckDB and Spark, which read
+    local files). The candidates are the same; what changes is where the work and memory go.
+    Default 0: never (on the 100,000-column scale benchmark the Python lookups take a few seconds
+    and the files alone take longer to write; see benchmarks/README.md), range [0, 1e9]."""
+
     min_estimated_containment: float = _num(0.9, 0.0, 1.0)
     """MinHash-estimated containment at which value evidence turns positive (full support at
     1.0); below it the evidence counts against the link. Default 0.9, range [0, 1]."""

@@ -8,12 +8,15 @@ Signatures are the K per-seed minima of a 64-bit warehouse hash of each distinct
 
 from __future__ import annotations
 
+import bisect
 import math
+from collections import Counter
 from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 from datasketch import LeanMinHash, MinHashLSHEnsemble
+from datasketch.lshensemble_partition import optimal_partitions
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,14 +104,21 @@ class ContainmentIndex:
     """
 
     def __init__(self, entries: Iterable[tuple[Hashable, np.ndarray, int]], k: int,
-                 threshold: float, num_part: int, m: int, recall_weight: float = 0.8) -> None:
+                 threshold: float, num_part: int, m: int, recall_weight: float = 0.8,
+                 bands: bool = True) -> None:
+        """``bands=False``: partition the parents and fix the band parameters only, without the
+        band tables (``has_bands``): for lookups run elsewhere (:mod:`.bands`), which need the
+        layout and not the tables (tens of bytes per parent and band). Where this datasketch
+        does not expose the layout, the tables are built anyway."""
         self._k = k
         items = [(key, sig, max(1, int(size))) for key, sig, size in entries if sig is not None and len(sig) == k]
         if len({size for _, _, size in items}) > MAX_SIZE_LEVELS:
             # datasketch's optimal partitioning is quadratic in the number of distinct set sizes
             # (minutes at 5,000 keys); sizes rounded up onto a 5% grid partition the same way
             items = [(key, sig, coarse_size(size)) for key, sig, size in items]
+        self._indexed_sizes = {key: size for key, _, size in items}
         self._empty = not items
+        self._banded = True
         self._ensemble: MinHashLSHEnsemble | None = None
         if self._empty:
             return
@@ -117,6 +127,12 @@ class ContainmentIndex:
             threshold=threshold, num_perm=k, num_part=max(1, min(num_part, len(items))),
             m=max(2, min(m, k)), weights=(round(1.0 - fn, 2), fn),
         )
+        if not bands and self.has_layout():
+            self._banded = False  # datasketch's own partitioning, as ``index`` computes it
+            sizes, counts = np.array(sorted(Counter(size for _, _, size in items).most_common())).T
+            for i, (lower, upper) in enumerate(optimal_partitions(sizes, counts, len(self._ensemble.indexes))):
+                self._ensemble.lowers[i], self._ensemble.uppers[i] = lower, upper
+            return
         patched = [lsh for part in self._ensemble.indexes for lsh in part.values() if _fast_insert_ok(lsh)]
         for lsh in patched:  # an instance attribute shadows MinHashLSH.insert while indexing
             lsh.insert = _fast_insert(lsh)
@@ -129,40 +145,82 @@ class ContainmentIndex:
     def __len__(self) -> int:
         return 0 if self._empty else 1
 
+    @property
+    def has_bands(self) -> bool:
+        """Whether lookups can run here (``query``, ``query_partitions``): the band tables exist."""
+        return self._banded
+
+    @property
+    def k(self) -> int:
+        return self._k
+
     def query(self, signature: np.ndarray, size: int) -> Iterator[Hashable]:
+        self._need_bands()
         if self._ensemble is None or signature is None or len(signature) != self._k:
             return iter(())
         return self._ensemble.query(_minhash(signature), max(1, int(size)))
 
     def query_partitions(self, signature: np.ndarray, size: int, min_upper: float = 0,
                          max_bucket: int | None = None) -> Iterator[list[Hashable]]:
-        """The keys ``query`` returns, one list per size partition of the ensemble, smallest
-        indexed sets first, so a caller that only wants the tightest containers can stop early
-        (keys of dense integer ranges are contained in one another: without stopping, every
+        """The keys ``query`` returns, one list per size partition of the ensemble (sorted),
+        smallest indexed sets first, so a caller that only wants the tightest containers can stop
+        early (keys of dense integer ranges are contained in one another: without stopping, every
         such child would meet every larger key, which grows with the square of the warehouse).
         Partitions whose largest indexed set is below ``min_upper`` are not read, nor band
         buckets of more than ``max_bucket`` keys (``None``: all)."""
+        self._need_bands()
         if self._ensemble is None or signature is None or len(signature) != self._k:
             return
         ensemble, size = self._ensemble, max(1, int(size))
         minhash = _minhash(signature)
-        parts = getattr(ensemble, "indexes", None)
-        uppers = getattr(ensemble, "uppers", None)
-        optimal = getattr(ensemble, "_get_optimal_param", None)
-        if parts is None or uppers is None or optimal is None:  # another datasketch: one list
-            yield list(ensemble.query(minhash, size))
+        if not self.has_layout():  # another datasketch: one list
+            yield sorted(ensemble.query(minhash, size))
             return
         swapped = np.asarray(signature, dtype=np.uint64).byteswap().tobytes()
         bands: dict[int, list[bytes]] = {}  # band keys by rows per band: partitions share them
-        for index, upper in zip(parts, uppers):
-            if upper is None or upper < min_upper:
-                continue
-            b, r = optimal(upper, size)
-            lsh = index[r]
+        for part, b, r in self.plan(size, min_upper):
+            lsh = ensemble.indexes[part][r]
             keys = bands.get(r)
             if keys is None:
                 keys = bands[r] = [swapped[start * 8:end * 8] for start, end in lsh.hashranges]
-            yield list(_query_bands(lsh, minhash, keys, b, max_bucket))
+            yield sorted(_query_bands(lsh, minhash, keys, b, max_bucket))
+
+    def _need_bands(self) -> None:
+        if not self._banded:
+            raise RuntimeError("this ContainmentIndex was built without band tables (bands=False): "
+                               "its lookups run elsewhere")
+
+    # -- the layout, for lookups run elsewhere (``bands``: the same lookups as a relational join)
+
+    def has_layout(self) -> bool:
+        """Whether this datasketch exposes the partitions and band parameters ``plan`` reads."""
+        ensemble = self._ensemble
+        return (ensemble is not None and hasattr(ensemble, "indexes") and hasattr(ensemble, "uppers")
+                and hasattr(ensemble, "_get_optimal_param"))
+
+    def plan(self, size: int, min_upper: float = 0) -> list[tuple[int, int, int]]:
+        """(partition, bands read, rows per band) of a lookup of a set of ``size`` values: per
+        partition, the ensemble's optimal band parameters for its largest indexed set, skipping
+        empty partitions and those whose largest indexed set is below ``min_upper``."""
+        ensemble, size = self._ensemble, max(1, int(size))
+        out = []
+        for part, upper in enumerate(ensemble.uppers):
+            if upper is None or upper < min_upper:
+                continue
+            b, r = ensemble._get_optimal_param(upper, size)
+            out.append((part, int(b), int(r)))
+        return out
+
+    def rows_per_band(self) -> list[int]:
+        """Every band width the ensemble indexes (a parent is indexed under each)."""
+        return sorted(int(r) for r in self._ensemble.indexes[0])
+
+    def partitions(self) -> dict[Hashable, int]:
+        """Each indexed key's size partition, as the ensemble assigned it (by indexed size, the
+        first partition whose largest set is at least that size)."""
+        filled = [(u, part) for part, u in enumerate(self._ensemble.uppers) if u is not None]
+        uppers = [u for u, _ in filled]
+        return {key: filled[bisect.bisect_left(uppers, size)][1] for key, size in self._indexed_sizes.items()}
 
 
 def _fast_insert_ok(lsh) -> bool:
