@@ -13,7 +13,7 @@ from dbt_schema_link.discovery.bands import band_tables, hits_by_partition
 from dbt_schema_link.errors import WarehouseError
 from dbt_schema_link.profiling.band_join import read_int_csv, warehouse_band_join, write_int_csv
 from tests.conftest import copy_built
-from tests.support.bands import ensemble_case, join_like_the_macro
+from tests.support.bands import ensemble_case, join_like_the_macro, tightest
 
 pytestmark = pytest.mark.dbt
 
@@ -37,15 +37,19 @@ def in_shop_env(shop_duckdb, monkeypatch):
     return DbtInvocation(project_dir=shop_duckdb.path, profiles_dir=shop_duckdb.path, target=shop_duckdb.target)
 
 
-@pytest.mark.parametrize("max_bucket", [None, 2])
-def test_the_macro_answers_each_lookup_as_the_index_does(ensemble, in_shop_env, tmp_path, max_bucket):
-    index, parents, lookups = ensemble
-    tables = band_tables(index, parents, lookups, max_bucket)
+@pytest.mark.parametrize("max_bucket, cap", [(None, 0), (2, 0), (2, 3)])
+def test_the_macro_answers_each_lookup_as_the_index_does(ensemble, in_shop_env, tmp_path, max_bucket, cap):
+    index, parents, lookups, widths = ensemble
+    tables = band_tables(index, parents, lookups, max_bucket, cap, widths)
     hits = warehouse_band_join(in_shop_env, tmp_path / "work")(tables)
     assert sorted(map(tuple, hits.tolist())) == sorted(map(tuple, join_like_the_macro(tables).tolist()))
-    want = [[part for part in index.query_partitions(look.signature, look.size, look.min_upper, max_bucket) if part]
-            for look in lookups]
-    assert hits_by_partition(hits, len(lookups)) == want
+    python = [[part for part in index.query_partitions(look.signature, look.size, look.min_upper, max_bucket) if part]
+              for look in lookups]
+    if cap:
+        assert tightest(hits_by_partition(hits, len(lookups)), lookups, cap, widths) == \
+            tightest(python, lookups, cap, widths)
+    else:
+        assert hits_by_partition(hits, len(lookups)) == python
     assert not list((tmp_path / "work").iterdir())  # the exchanged files are removed
 
 
@@ -60,7 +64,7 @@ def test_link_with_lookups_in_duckdb_finds_the_same_links(shop_duckdb, tmp_path)
 
 
 def test_a_failed_join_is_a_one_line_error(in_shop_env, tmp_path, ensemble):
-    index, parents, lookups = ensemble
+    index, parents, lookups, widths = ensemble
     tables = band_tables(index, parents, lookups, None)
     broken = type(tables)(tables.parents[:, :3], tables.children, tables.queries, 0)  # two columns short
     with pytest.raises(WarehouseError, match="value lookups in the engine failed"):

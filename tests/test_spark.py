@@ -19,7 +19,7 @@ from dbt_schema_link.dbt_runner import DbtInvocation
 from dbt_schema_link.discovery.bands import band_tables, hits_by_partition
 from dbt_schema_link.profiling.band_join import warehouse_band_join
 from tests.conftest import IN_CI, REPO, SHOP_TEST_SCALE, BuiltProject, base_env, copy_project
-from tests.support.bands import ensemble_case, join_like_the_macro
+from tests.support.bands import ensemble_case, join_like_the_macro, tightest
 from tests.support.spark import SparkUnavailable, check_spark, run_in_one_session, spark_env
 from tests.test_example_links import _check_against_ground_truth, _col
 from tests.test_example_profile import _shape, assert_same_profiles
@@ -179,14 +179,15 @@ def test_write_then_dbt_test_passes_on_spark(shop_spark, spark_links, tmp_path):
 
 def test_value_lookups_in_spark_answer_as_the_index_does(shop_spark, tmp_path, monkeypatch):
     """`schema_link_band_candidates` on Spark (`insert overwrite directory`, CSV read as
-    relations): every lookup of the case gets the index's own answer, capped buckets included."""
+    relations): every lookup of the case gets the index's own answer, capped buckets and the stop
+    after `cap` usable parents included."""
     for key, value in shop_spark.env.items():
         monkeypatch.setenv(key, value)
-    index, parents, lookups = ensemble_case()
-    tables = band_tables(index, parents, lookups, 2)
+    index, parents, lookups, widths = ensemble_case()
+    tables = band_tables(index, parents, lookups, 2, 3, widths)
     inv = DbtInvocation(project_dir=shop_spark.path, profiles_dir=shop_spark.path, target=shop_spark.target)
     hits = warehouse_band_join(inv, tmp_path / "work")(tables)
     assert sorted(map(tuple, hits.tolist())) == sorted(map(tuple, join_like_the_macro(tables).tolist()))
-    want = [[part for part in index.query_partitions(look.signature, look.size, look.min_upper, 2) if part]
-            for look in lookups]
-    assert hits_by_partition(hits, len(lookups)) == want and any(want)
+    python = [index.query_partitions(look.signature, look.size, look.min_upper, 2) for look in lookups]
+    assert tightest(hits_by_partition(hits, len(lookups)), lookups, 3, widths) == tightest(python, lookups, 3, widths)
+    assert len(hits) > 10

@@ -31,9 +31,9 @@ _FOLD = np.uint64(0x9E3779B97F4A7C15)
 
 #: Column names of the three relations, in the order of the arrays' columns (and of the files the
 #: ``schema_link_band_candidates`` macro reads).
-PARENT_COLUMNS = ("parent_id", "part", "r", "band", "band_key")
+PARENT_COLUMNS = ("parent_id", "part", "r", "band", "band_key", "width_rank")
 CHILD_COLUMNS = ("child_id", "r", "band", "band_key")
-QUERY_COLUMNS = ("child_id", "part", "r", "b")
+QUERY_COLUMNS = ("child_id", "part", "r", "b", "need_rank")
 HIT_COLUMNS = ("child_id", "part", "parent_id", "band_hits")
 
 
@@ -45,6 +45,9 @@ class BandTables:
     children: np.ndarray  # CHILD_COLUMNS: each child's bands, for each width it reads
     queries: np.ndarray  # QUERY_COLUMNS: per child and partition read, the width and bands read
     max_bucket: int  # buckets of more parents than this are not read; 0: every bucket
+    # partitions are read, smallest first, until ``cap`` usable parents are in hand (a parent is
+    # usable by a child when its width rank is at least the child's need rank); 0: every partition
+    cap: int = 0
 
     @property
     def rows(self) -> int:
@@ -57,11 +60,13 @@ BandJoin = Callable[[BandTables], np.ndarray]
 
 @dataclass(frozen=True, slots=True)
 class Lookup:
-    """One child's lookup: its signature and size, and the smallest partition ceiling it reads."""
+    """One child's lookup: its signature and size, the smallest partition ceiling it reads and the
+    width a parent needs to be usable (``candidates.tightest_containers``)."""
 
     signature: np.ndarray
     size: int
     min_upper: float = 0.0
+    need: float = 0.0
 
 
 def band_keys(signatures: np.ndarray, r: int) -> np.ndarray:
@@ -90,35 +95,44 @@ def _band_rows(ids: np.ndarray, keys: np.ndarray, r: int, bands: np.ndarray | No
 
 
 def band_tables(index: ContainmentIndex, parents: Sequence[np.ndarray], lookups: Sequence[Lookup],
-                max_bucket: int | None) -> BandTables:
+                max_bucket: int | None, cap: int = 0, widths: Sequence[float] | None = None) -> BandTables:
     """The relations whose join gives, for lookup i, the keys ``index.query_partitions(
     signature, size, min_upper, max_bucket)`` yields (``parents[key]``: the signature indexed
-    under ``key``, keys being positions in ``parents``)."""
+    under ``key``, keys being positions in ``parents``) — with ``cap``, only the partitions
+    ``candidates.tightest_containers(partitions, need, cap, widths)`` reads."""
     part_of = index.partitions()
-    widths = index.rows_per_band()
+    band_widths = index.rows_per_band()
     parent_ids = np.array(sorted(part_of), dtype=np.int64)
     parent_parts = np.array([part_of[i] for i in parent_ids.tolist()], dtype=np.int64)
     parent_sigs = _stack([parents[i] for i in parent_ids.tolist()], index)
+    # usable (width >= need) as integers: width rank >= the rank of the first width >= need
+    levels = np.unique(np.asarray(widths if widths is not None else [0.0] * len(parents), dtype=np.float64))
+    ranks = np.searchsorted(levels, np.asarray(widths, dtype=np.float64)) if widths is not None \
+        else np.zeros(len(parents), dtype=np.int64)
+    parent_ranks = ranks[parent_ids] if len(parent_ids) else np.zeros(0, dtype=np.int64)
     parent_rows = []
-    for r in widths:
+    for r in band_widths:
         rows = _band_rows(parent_ids, band_keys(parent_sigs, r), r)
-        part = np.repeat(parent_parts, len(rows) // max(len(parent_ids), 1))
-        parent_rows.append(np.column_stack([rows[:, :1], part, rows[:, 1:]]))
+        per = len(rows) // max(len(parent_ids), 1)
+        parent_rows.append(np.column_stack([rows[:, :1], np.repeat(parent_parts, per), rows[:, 1:],
+                                            np.repeat(parent_ranks, per)]))
 
-    queries: list[tuple[int, int, int, int]] = []
-    reads = {r: np.zeros(len(lookups), dtype=np.int64) for r in widths}  # bands read per width
+    queries: list[tuple[int, int, int, int, int]] = []
+    reads = {r: np.zeros(len(lookups), dtype=np.int64) for r in band_widths}  # bands read per width
     for child, lookup in enumerate(lookups):
+        need_rank = int(np.searchsorted(levels, lookup.need, side="left"))
         for part, b, r in index.plan(lookup.size, lookup.min_upper):
-            queries.append((child, part, r, b))
+            queries.append((child, part, r, b, need_rank))
             reads[r][child] = max(reads[r][child], b)
     child_ids = np.arange(len(lookups), dtype=np.int64)
     child_sigs = _stack([lookup.signature for lookup in lookups], index)
-    child_rows = [_band_rows(child_ids, band_keys(child_sigs, r), r, reads[r]) for r in widths]
+    child_rows = [_band_rows(child_ids, band_keys(child_sigs, r), r, reads[r]) for r in band_widths]
     return BandTables(
         parents=_concat(parent_rows, len(PARENT_COLUMNS)),
         children=_concat(child_rows, len(CHILD_COLUMNS)),
         queries=np.array(queries, dtype=np.int64).reshape(-1, len(QUERY_COLUMNS)),
         max_bucket=0 if max_bucket is None else int(max_bucket),
+        cap=int(cap),
     )
 
 
@@ -152,9 +166,10 @@ def hits_by_partition(hits: np.ndarray, lookups: int) -> list[list[list[int]]]:
 
 
 def lookups_in_engine(index: ContainmentIndex, parents: Sequence[np.ndarray], lookups: Sequence[Lookup],
-                      max_bucket: int | None, join: BandJoin) -> list[list[list[int]]]:
-    """Each lookup's hits per partition, from one join run by ``join``."""
-    return hits_by_partition(join(band_tables(index, parents, lookups, max_bucket)), len(lookups))
+                      max_bucket: int | None, join: BandJoin, cap: int = 0,
+                      widths: Sequence[float] | None = None) -> list[list[list[int]]]:
+    """Each lookup's hits per partition, from one join run by ``join`` (``band_tables``)."""
+    return hits_by_partition(join(band_tables(index, parents, lookups, max_bucket, cap, widths)), len(lookups))
 
 
 def flatten(partitions: Iterable[list[int]]) -> list[int]:

@@ -346,13 +346,15 @@ def value_candidates(features: Features, settings: DiscoverySettings, lsh: Conta
     for child in children:
         key = (child.signature.tobytes(), child.distinct)
         if key not in lookups:
-            lookups[key] = Lookup(child.signature, child.distinct, 0.0 if exact else _need(child, settings) * fraction)
+            need = _need(child, settings)
+            lookups[key] = Lookup(child.signature, child.distinct, 0.0 if exact else need * fraction, need)
     answered: dict[tuple[bytes, int], list[list[int]]] = {}
     if not lsh.has_bands:  # built for lookups in the engine (``generate``)
         if band_join is None:
             raise ValueError("an index without band tables looks up through a band_join")
         answered = dict(zip(lookups, bands.lookups_in_engine(
-            lsh, [p.signature for p in parents], list(lookups.values()), max_bucket, band_join)))
+            lsh, [p.signature for p in parents], list(lookups.values()), max_bucket, band_join,
+            0 if exact else cap, widths)))
     found: dict[tuple[bytes, int], list[ColInfo]] = {}
     for child in children:
         key = (child.signature.tobytes(), child.distinct)
@@ -361,7 +363,7 @@ def value_candidates(features: Features, settings: DiscoverySettings, lsh: Conta
             look = lookups[key]
             parts = answered[key] if answered else lsh.query_partitions(look.signature, look.size, look.min_upper,
                                                                         max_bucket)
-            picked = flatten(parts) if exact else tightest_containers(parts, _need(child, settings), cap, widths)
+            picked = flatten(parts) if exact else tightest_containers(parts, look.need, cap, widths)
             hits = found[key] = [parents[i] for i in picked]
         for parent in hits:
             yield child, parent

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
 from dbt_schema_link.dbt_runner import DbtInvocation, run_operation
-from dbt_schema_link.discovery.bands import HIT_COLUMNS, BandJoin, BandTables
+from dbt_schema_link.discovery.bands import HIT_COLUMNS, BandTables
 from dbt_schema_link.errors import WarehouseError
 
 BAND_MACRO = "schema_link_band_candidates"
@@ -39,30 +41,56 @@ def read_int_csv(path: Path, width: int) -> np.ndarray:
     return np.array(values, dtype=np.int64).reshape(-1, width)
 
 
-def warehouse_band_join(inv: DbtInvocation, workdir: Path,
-                        progress: Callable[[str], None] | None = None) -> BandJoin:
-    """A `BandJoin` that runs the join in the warehouse's engine, exchanging files in a fresh
-    directory under ``workdir`` (removed afterwards)."""
+@dataclass
+class BandJoinTimings:
+    """Where the last join's time went (seconds), and its size."""
 
-    def join(tables: BandTables) -> np.ndarray:
-        workdir.mkdir(parents=True, exist_ok=True)
-        folder = Path(tempfile.mkdtemp(prefix="bands-", dir=workdir))
+    write_seconds: float = 0.0
+    engine_seconds: float = 0.0  # the dbt run-operation: start, the join, the output file
+    read_seconds: float = 0.0
+    band_rows: int = 0
+    hits: int = 0
+
+
+class WarehouseBandJoin:
+    """A `BandJoin` that runs the join in the warehouse's engine, exchanging files in a fresh
+    directory under ``workdir`` (removed afterwards); ``timings`` describes the last call."""
+
+    def __init__(self, inv: DbtInvocation, workdir: Path, progress: Callable[[str], None] | None = None) -> None:
+        self.inv, self.workdir, self.progress = inv, workdir, progress
+        self.timings = BandJoinTimings()
+
+    def __call__(self, tables: BandTables) -> np.ndarray:
+        say = self.progress or (lambda _msg: None)
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        folder = Path(tempfile.mkdtemp(prefix="bands-", dir=self.workdir))
+        timings = self.timings = BandJoinTimings(band_rows=tables.rows)
         try:
-            if progress:
-                progress(f"writing {tables.rows} band rows for the engine's value lookups")
+            say(f"writing {tables.rows} band rows for the engine's value lookups")
+            start = time.perf_counter()
             files = {name: folder / f"{name}.csv" for name in ("parent_bands", "child_bands", "queries")}
             write_int_csv(files["parent_bands"], tables.parents)
             write_int_csv(files["child_bands"], tables.children)
             write_int_csv(files["queries"], tables.queries)
             output = folder / "hits"
-            if progress:
-                progress("joining band keys in the engine")
-            result = run_operation(inv, BAND_MACRO, {**{k: str(v.resolve()) for k, v in files.items()},
-                                                     "output": str(output.resolve()), "max_bucket": tables.max_bucket})
+            timings.write_seconds = time.perf_counter() - start
+            say("joining band keys in the engine")
+            start = time.perf_counter()
+            result = run_operation(self.inv, BAND_MACRO, {**{k: str(v.resolve()) for k, v in files.items()},
+                                                          "output": str(output.resolve()),
+                                                          "max_bucket": tables.max_bucket, "cap": tables.cap})
+            timings.engine_seconds = time.perf_counter() - start
             if not result.ok or not output.exists():
                 raise WarehouseError(f"value lookups in the engine failed: {result.error_summary()}")
-            return read_int_csv(output, len(HIT_COLUMNS))
+            start = time.perf_counter()
+            hits = read_int_csv(output, len(HIT_COLUMNS))
+            timings.read_seconds, timings.hits = time.perf_counter() - start, len(hits)
+            return hits
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
-    return join
+
+def warehouse_band_join(inv: DbtInvocation, workdir: Path,
+                        progress: Callable[[str], None] | None = None) -> WarehouseBandJoin:
+    """A `BandJoin` for discovery: value lookups run by the `schema_link_band_candidates` macro."""
+    return WarehouseBandJoin(inv, workdir, progress)

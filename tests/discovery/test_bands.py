@@ -18,7 +18,7 @@ from dbt_schema_link.discovery.features import build_features
 from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.values import ContainmentIndex
 from tests.discovery.builders import K, Warehouse
-from tests.support.bands import ensemble_case, join_like_the_macro
+from tests.support.bands import ensemble_case, join_like_the_macro, tightest
 
 INT, TEXT = "INTEGER", "VARCHAR"
 
@@ -30,7 +30,7 @@ def ensemble():
 
 @pytest.mark.parametrize("max_bucket", [None, 2])
 def test_the_join_of_the_band_relations_answers_each_lookup_as_the_index_does(ensemble, max_bucket):
-    index, parents, lookups = ensemble
+    index, parents, lookups, widths = ensemble
     tables = band_tables(index, parents, lookups, max_bucket)
     got = hits_by_partition(join_like_the_macro(tables), len(lookups))
     want = [[part for part in index.query_partitions(look.signature, look.size, look.min_upper, max_bucket) if part]
@@ -40,8 +40,18 @@ def test_the_join_of_the_band_relations_answers_each_lookup_as_the_index_does(en
     assert any(len(parts) > 1 for parts in want)
 
 
+@pytest.mark.parametrize("cap", [1, 3])
+def test_with_a_cap_the_join_returns_the_partitions_the_python_lookup_reads(ensemble, cap):
+    index, parents, lookups, widths = ensemble
+    every = hits_by_partition(join_like_the_macro(band_tables(index, parents, lookups, 2, 0, widths)), len(lookups))
+    capped = hits_by_partition(join_like_the_macro(band_tables(index, parents, lookups, 2, cap, widths)), len(lookups))
+    python = [index.query_partitions(look.signature, look.size, look.min_upper, 2) for look in lookups]
+    assert tightest(capped, lookups, cap, widths) == tightest(python, lookups, cap, widths)
+    assert sum(map(len, capped)) < sum(map(len, every))  # partitions past the cap are not returned
+
+
 def test_a_bucket_larger_than_max_bucket_is_not_read(ensemble):
-    index, parents, lookups = ensemble
+    index, parents, lookups, widths = ensemble
     every = join_like_the_macro(band_tables(index, parents, lookups, None))
     capped = join_like_the_macro(band_tables(index, parents, lookups, 2))
     assert len(capped) < len(every)  # the four keys of the same ids share buckets of four
@@ -57,7 +67,7 @@ def test_band_keys_fold_each_band_of_r_minima_in_order():
 
 
 def test_the_relations_hold_what_the_macro_reads(ensemble):
-    index, parents, lookups = ensemble
+    index, parents, lookups, widths = ensemble
     tables = band_tables(index, parents, lookups, 256)
     assert tables.parents.shape[1] == len(bands.PARENT_COLUMNS)
     assert tables.children.shape[1] == len(bands.CHILD_COLUMNS)
@@ -111,7 +121,7 @@ def test_candidates_through_the_join_are_the_candidates_of_python_lookups(parent
 
 
 def test_an_index_without_band_tables_has_the_same_layout_and_answers_no_lookup(ensemble):
-    index, parents, lookups = ensemble
+    index, parents, lookups, widths = ensemble
     entries = [(i, s, size) for i, (s, size) in enumerate(zip(parents, index._indexed_sizes.values()))]
     banded = ContainmentIndex(entries, k=K, threshold=0.7, num_part=8, m=8)
     layout = ContainmentIndex(entries, k=K, threshold=0.7, num_part=8, m=8, bands=False)
