@@ -75,6 +75,10 @@ from hits
     {{ return(adapter.dispatch('schema_link__csv_relation', 'dbt_schema_link')(path, columns)) }}
 {% endmacro %}
 
+{% macro default__schema_link__csv_relation(path, columns) %}
+    {{ exceptions.raise_compiler_error('dbt_schema_link: ' ~ adapter.type() ~ ' cannot read local CSV files') }}
+{% endmacro %}
+
 {% macro duckdb__schema_link__csv_relation(path, columns) %}
     {%- set typed = [] -%}
     {%- for c in columns -%}{%- do typed.append("'" ~ c ~ "': 'BIGINT'") -%}{%- endfor -%}

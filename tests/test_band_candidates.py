@@ -84,3 +84,12 @@ def test_integer_csv_round_trip(tmp_path):
     assert (read_int_csv(folder, 3) == rows).all()
     with pytest.raises(WarehouseError, match="rows of other than 2 fields"):
         read_int_csv(tmp_path / "a.csv", 2)
+
+
+@pytest.mark.postgres
+def test_on_postgres_lookups_in_the_engine_stop_with_a_one_line_error(shop_postgres):
+    """PostgreSQL cannot read the client's files: the opt-in fails clearly, naming the fix."""
+    res = shop_postgres.cli("link", *shop_postgres.project_args(), "--quiet", "--set", "engine_lookup_min_columns=1",
+                            check=False)
+    assert res.returncode != 0 and "Traceback" not in res.stdout + res.stderr
+    assert "runs on duckdb and spark only" in res.stderr and "engine_lookup_min_columns to 0" in res.stderr
