@@ -105,11 +105,10 @@ def band_tables(index: ContainmentIndex, parents: Sequence[np.ndarray], lookups:
     parent_ids = np.array(sorted(part_of), dtype=np.int64)
     parent_parts = np.array([part_of[i] for i in parent_ids.tolist()], dtype=np.int64)
     parent_sigs = _stack([parents[i] for i in parent_ids.tolist()], index)
-    # usable (width >= need) as integers: width rank >= the rank of the first width >= need
-    levels = np.unique(np.asarray(widths if widths is not None else [0.0] * len(parents), dtype=np.float64))
-    ranks = np.searchsorted(levels, np.asarray(widths, dtype=np.float64)) if widths is not None \
-        else np.zeros(len(parents), dtype=np.int64)
-    parent_ranks = ranks[parent_ids] if len(parent_ids) else np.zeros(0, dtype=np.int64)
+    # usable (width >= need) as integers: a parent's width rank >= the rank of the first width >= need
+    width_of = np.asarray(widths if widths is not None else np.zeros(len(parents)), dtype=np.float64)
+    levels = np.unique(width_of)
+    parent_ranks = np.searchsorted(levels, width_of[parent_ids]).astype(np.int64)
     parent_rows = []
     for r in band_widths:
         rows = _band_rows(parent_ids, band_keys(parent_sigs, r), r)

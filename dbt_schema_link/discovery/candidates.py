@@ -276,17 +276,12 @@ VALUE_LOOKUP_FACTOR = 1
 EXACT_VALUE_LOOKUP_PARENTS = 100
 
 
-def _wide_enough(child: ColInfo, parent: ColInfo, settings: DiscoverySettings) -> bool:
-    """The parent may hold all the child's values (see ``evidence.cardinality_evidence``)."""
-    return child.distinct <= parent.distinct / parent.rel.sample_fraction * (1.0 + settings.approx_slack) + 1
-
-
 def min_sample_fraction(parents: list[ColInfo]) -> float:
     return min((p.rel.sample_fraction for p in parents), default=1.0)
 
 
 def effective_distinct(parents: list[ColInfo]) -> list[float]:
-    """Each parent's distinct count scaled up to its whole relation (for ``_wide_enough``)."""
+    """Each parent's distinct count scaled up to its whole relation (its width, for ``_need``)."""
     return [p.distinct / p.rel.sample_fraction for p in parents]
 
 
@@ -315,8 +310,8 @@ def tightest_containers(partitions: Iterable[list[int]], need: float, cap: int, 
 
 
 def _need(child: ColInfo, settings: DiscoverySettings) -> float:
-    """The width a parent needs to hold the child's values: ``_wide_enough(child, parent)`` is
-    ``width(parent) >= need``."""
+    """The width a parent needs to hold the child's values (see ``evidence.cardinality_evidence``):
+    the parent is wide enough when ``effective_distinct(parent) >= need``."""
     return (child.distinct - 1) / (1.0 + settings.approx_slack)
 
 
@@ -407,7 +402,8 @@ def generate(features: Features, settings: DiscoverySettings, joins: list[SqlJoi
 
     if settings.use_values and features.k:
         # lookups in the engine need the index's layout, not its band tables
-        lsh, parents = value_index(features, settings, bands=band_join is None or not lookups_in_engine(features, settings))
+        in_engine = band_join is not None and lookups_in_engine(features, settings)
+        lsh, parents = value_index(features, settings, bands=not in_engine)
         if len(lsh):
             # one lookup per child, each parent once: every accepted pair is a new one
             counts["candidates_by_value"] += sum(put(child, parent, Source.VALUE) for child, parent
