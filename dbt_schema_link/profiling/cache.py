@@ -53,9 +53,12 @@ def _parsed(unique_id: str, entry: Any) -> RelationProfile | None:
 class ProfileCache:
     def __init__(self, path: Path):
         self.path = path
-        self.entries: dict[str, dict[str, Any]] = {}
+        #: each stored relation's cache key
+        self.keys: dict[str, str] = {}
         #: each entry's profile, parsed once when read or put (a warehouse's cache is 100,000s of
-        #: signatures: parsing them twice was a fifth of loading it)
+        #: signatures: parsing them twice was a fifth of loading it). Only the parsed profile is
+        #: kept, not the JSON it came from (the signatures' text is most of the cache: kept, it
+        #: doubled what a million columns hold in memory); `save` writes it out again.
         self._profiles: dict[str, RelationProfile] = {}
         #: invocation_ids of dbt builds whose on-run-end profiles are already in (build_log.py)
         self.builds: list[str] = []
@@ -78,10 +81,13 @@ class ProfileCache:
             entries = data.get("relations")
             if isinstance(entries, dict):
                 # Only entries that read back as a profile of that relation; the rest is re-profiled.
-                for uid, entry in entries.items():
+                # Each raw entry is let go once parsed, so the document and the profiles are
+                # never both held whole.
+                for uid in list(entries):
+                    entry = entries.pop(uid)
                     profile = _parsed(uid, entry)
                     if profile is not None:
-                        cache.entries[uid], cache._profiles[uid] = entry, profile
+                        cache.keys[uid], cache._profiles[uid] = str(entry.get("key")), profile
             builds = data.get("builds")
             if isinstance(builds, list):
                 cache.builds = [b for b in builds if isinstance(b, str)]
@@ -89,8 +95,7 @@ class ProfileCache:
 
     def get(self, unique_id: str, key: str) -> RelationProfile | None:
         """The relation's profile when it was stored under ``key`` (else it must be profiled again)."""
-        entry = self.entries.get(unique_id)
-        if not entry or entry.get("key") != key:
+        if self.keys.get(unique_id) != key:
             return None
         return self._profiles.get(unique_id)
 
@@ -99,11 +104,11 @@ class ProfileCache:
         return self._profiles.get(unique_id)
 
     def put(self, profile: RelationProfile, key: str) -> None:
-        self.entries[profile.unique_id] = {"key": key, "profile": relation_profile_to_json(profile)}
+        self.keys[profile.unique_id] = key
         self._profiles[profile.unique_id] = profile
 
     def prune(self, keep: set[str]) -> None:
-        self.entries = {k: v for k, v in self.entries.items() if k in keep}
+        self.keys = {k: v for k, v in self.keys.items() if k in keep}
         self._profiles = {k: v for k, v in self._profiles.items() if k in keep}
 
     def save(self, profiles: ProfileSet) -> None:
@@ -113,7 +118,8 @@ class ProfileCache:
             "adapter": profiles.adapter,
             "k": profiles.k,
             "package_version": profiles.package_version,
-            "relations": dict(sorted(self.entries.items())),
+            "relations": {uid: {"key": key, "profile": relation_profile_to_json(self._profiles[uid])}
+                          for uid, key in sorted(self.keys.items())},
             "builds": self.builds[-MAX_REMEMBERED_BUILDS:],
             "failures": [asdict(f) for f in profiles.failures],
         }

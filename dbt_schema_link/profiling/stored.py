@@ -15,7 +15,7 @@ def stored_profiles(path: Path, project: Project) -> ProfileSet | None:
         return None
     cache = ProfileCache.load(path)
     # entries that do not read back were dropped by the load: profiled again next time
-    relations = {uid: profile for uid in cache.entries
+    relations = {uid: profile for uid in cache.keys
                  if uid in project.relations and (profile := cache.profile(uid)) is not None}
     # k is the signatures' own length: discovery compares by value only when it is known.
     k = next((len(c.minhash) for r in relations.values() for c in r.columns.values() if c.minhash), 0)

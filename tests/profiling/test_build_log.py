@@ -104,8 +104,8 @@ def test_profiles_go_into_the_cache_once_and_the_newest_wins(tmp_path):
              _relation("model.shop.other", "other", 1), _end(2)]
     reuse = _take(lines, project, cache)
     assert reuse.used == ["model.shop.orders"] and reuse.builds == ["a", "b"]
-    assert cache.entries["model.shop.orders"]["profile"]["row_count"] == 20
-    assert "model.shop.other" not in cache.entries  # not a relation of this project
+    assert cache.profile("model.shop.orders").row_count == 20
+    assert "model.shop.other" not in cache.keys  # not a relation of this project
     cache.save(ProfileSet("duckdb", 128, "0.1.0"))
 
     again = ProfileCache.load(tmp_path / "profiles.json")
@@ -124,7 +124,7 @@ def test_other_options_other_targets_and_changed_columns_are_not_taken(tmp_path)
 
     changed = [_begin("c"), _relation("model.shop.orders", "orders", 10), _end(1)]
     assert _take(changed, _project(columns=("id", "added_later")), cache).used == []
-    assert cache.entries == {}
+    assert cache.keys == {}
 
 
 def test_a_refresh_notes_the_builds_without_using_them(tmp_path):
@@ -133,5 +133,5 @@ def test_a_refresh_notes_the_builds_without_using_them(tmp_path):
     builds, _ = parse_build_log(_text(line) for line in [_begin("a"), _relation("model.shop.orders", "orders", 10),
                                                           _end(1)])
     reuse = take_build_profiles(builds, project, cache, ProfileOptions(), use=False)
-    assert reuse.used == [] and cache.builds == ["a"] and cache.entries == {}
+    assert reuse.used == [] and cache.builds == ["a"] and cache.keys == {}
     assert take_build_profiles(builds, project, cache, ProfileOptions()).used == []

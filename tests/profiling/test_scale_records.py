@@ -14,7 +14,7 @@ import pytest
 from dbt_schema_link.collector import collector_paused
 from dbt_schema_link.profiling.cache import CACHE_FORMAT, CACHE_VERSION, ProfileCache
 from dbt_schema_link.profiling.envelope import _kminhash, relation_profile, relation_profile_to_json
-from dbt_schema_link.profiling.records import ColumnProfile, RelationProfile, Signature
+from dbt_schema_link.profiling.records import ColumnProfile, ProfileSet, RelationProfile, Signature
 
 BIG = 2**64 - 1
 
@@ -70,14 +70,19 @@ def test_the_profile_cache_parses_each_entry_once_and_drops_what_does_not_read_b
         "model.p.c": {"key": "k3", "profile": "not a profile"},
     })
     cache = ProfileCache.load(path)
-    assert set(cache.entries) == {"model.p.a"}
+    assert set(cache.keys) == {"model.p.a"}
     first = cache.profile("model.p.a")
     assert first == profile and isinstance(first.columns["id"].minhash, Signature)
     assert cache.get("model.p.a", "k1") is first  # the parsed profile, not a second parse
     assert cache.get("model.p.a", "stale key") is None and cache.profile("model.p.b") is None
-    assert relation_profile(cache.entries["model.p.a"]["profile"]) == first
+    # only the parsed profile is held; saving writes it out as it read
+    cache.save(ProfileSet("duckdb", 3, "0.1.0"))
+    saved = json.loads(path.read_text())["relations"]
+    assert set(saved) == {"model.p.a"} and saved["model.p.a"]["key"] == "k1"
+    assert saved["model.p.a"]["profile"] == relation_profile_to_json(profile)
+    assert relation_profile(saved["model.p.a"]["profile"]) == first
     cache.prune(set())
-    assert cache.profile("model.p.a") is None and not cache.entries
+    assert cache.profile("model.p.a") is None and not cache.keys
 
 
 def test_the_collector_is_paused_inside_and_restored_after():
