@@ -81,7 +81,9 @@ class WarehouseBandJoin:
                                                           "max_bucket": tables.max_bucket, "cap": tables.cap})
             timings.engine_seconds = time.perf_counter() - start
             if not result.ok or not output.exists():
-                raise WarehouseError(f"value lookups in the engine failed: {result.error_summary()}")
+                raise WarehouseError(f"value lookups in the engine failed: {result.error_summary()} (the engine reads "
+                                     f"the band files from {folder}: DuckDB, or Spark in a local session; "
+                                     "set engine_lookup_min_columns to 0 to look up in Python)")
             start = time.perf_counter()
             hits = read_int_csv(output, len(HIT_COLUMNS))
             timings.read_seconds, timings.hits = time.perf_counter() - start, len(hits)
