@@ -71,10 +71,14 @@ def test_a_failed_join_is_a_one_line_error(in_shop_env, tmp_path, ensemble):
         warehouse_band_join(in_shop_env, tmp_path / "work")(broken)
 
 
-def test_integer_csv_round_trip(tmp_path):
+def test_integer_csv_round_trip(tmp_path, monkeypatch):
     import numpy as np
-    rows = np.array([[1, -2, 3], [2**62, 0, -(2**63)]], dtype=np.int64)
+
+    from dbt_schema_link.profiling import band_join
+    rows = np.array([[1, -2, 3], [2**62, 0, -(2**63)], [7, 8, 9]], dtype=np.int64)
+    monkeypatch.setattr(band_join, "CSV_CHUNK_ROWS", 2)  # a chunk boundary inside the rows
     write_int_csv(tmp_path / "a.csv", rows)
+    assert (tmp_path / "a.csv").read_text().splitlines()[1:] == [f"{2**62},0,{-(2**63)}", "7,8,9"]
     assert (read_int_csv(tmp_path / "a.csv", 3) == rows).all()
     folder = tmp_path / "parts"
     folder.mkdir()

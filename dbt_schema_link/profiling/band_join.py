@@ -20,13 +20,18 @@ from dbt_schema_link.errors import WarehouseError
 BAND_MACRO = "schema_link_band_candidates"
 
 
+#: Rows turned into text at a time (the text of a million rows is some tens of MB).
+CSV_CHUNK_ROWS = 250_000
+
+
 def write_int_csv(path: Path, rows: np.ndarray) -> None:
-    """Integer rows as CSV without a header (numbers as text, column by column)."""
-    columns = [col.astype(str).tolist() for col in np.asarray(rows, dtype=np.int64).T]
+    """Integer rows as CSV without a header, a chunk of rows at a time (numbers as text column
+    by column, which numpy does in C)."""
+    rows = np.asarray(rows, dtype=np.int64)
     with path.open("w", encoding="ascii") as f:
-        for start in range(0, len(rows), 1_000_000):  # bounded text in memory at a time
-            chunk = [c[start:start + 1_000_000] for c in columns]
-            f.write("".join(line + "\n" for line in map(",".join, zip(*chunk))))
+        for start in range(0, len(rows), CSV_CHUNK_ROWS):
+            columns = [col.astype(str).tolist() for col in rows[start:start + CSV_CHUNK_ROWS].T]
+            f.write("".join(line + "\n" for line in map(",".join, zip(*columns))))
 
 
 def read_int_csv(path: Path, width: int) -> np.ndarray:
