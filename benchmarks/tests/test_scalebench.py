@@ -76,7 +76,6 @@ def tiny_links(tmp_path_factory):
     from dbt_schema_link.artifacts.manifest import read_project
     from dbt_schema_link.discovery import discover
     from dbt_schema_link.profiling.cache import ProfileCache
-    from dbt_schema_link.profiling.envelope import relation_profile
     from dbt_schema_link.profiling.records import ProfileSet
 
     w = build("tiny")
@@ -84,7 +83,7 @@ def tiny_links(tmp_path_factory):
     cache = metadata.write_artifacts(w, project_dir, k=64)
     project = read_project(project_dir / "target", require_catalog=True, project_dir=project_dir)
     loaded = ProfileCache.load(project_dir / "target" / "schema_link" / "profiles.json")
-    profiles = ProfileSet("duckdb", cache["k"], "", {u: relation_profile(e["profile"]) for u, e in loaded.entries.items()})
+    profiles = ProfileSet("duckdb", cache["k"], "", {u: loaded.profile(u) for u in loaded.keys})
     assert len(profiles.relations) == len(w.relations) == len(project.relations)
     return w, discover(project, profiles)
 

@@ -466,7 +466,7 @@ def test_fuzzed_envelope_through_the_profiler(scratch, data, monkeypatch):
     cache = ProfileCache.load(cache_path)
     for uid in REL_IDS:
         if uid in profiles.relations and uid not in {f.unique_id for f in profiles.failures}:
-            assert uid in cache.entries
+            assert uid in cache.keys
 
 
 @settings(max_examples=CASES["log_line"], **FUZZ)
@@ -510,7 +510,7 @@ def test_damaged_profile_cache_is_rebuilt_not_fatal(scratch, data):
     shutil.copy(path, paths.profiles_json)
     profiles = cached_profiles(paths, _fake_project())
     # What survived is exactly the entries that still read as a profile of their relation.
-    assert set(profiles.relations) == set(cache.entries) & set(REL_IDS)
+    assert set(profiles.relations) == set(cache.keys) & set(REL_IDS)
     if raw == json.dumps(good).encode():
         assert set(profiles.relations) == set(REL_IDS)
 
