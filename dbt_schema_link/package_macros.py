@@ -1,6 +1,7 @@
 """Macros of the dbt package generated from the Python schemas, so a default, range or rule lives
-in Python only: the profiling options (`profiling/options.py`) and the rules the `link_schemas`
-run-operation applies to its own suggestions (`rules_macro`, step 2 of issue 29).
+in Python only: the profiling options (`profiling/options.py`), the rules the `link_schemas`
+run-operation applies to its own suggestions (`rules_macro`, step 2 of issue 29) and the columns of
+the band files `schema_link_band_candidates` reads (`band_columns_macro`).
 
 `python -m dbt_schema_link.package_macros [macros_dir]` rewrites them; tests/profiling/
 test_option_schema.py fails when a checked-in macro differs from what this module renders.
@@ -13,6 +14,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from dbt_schema_link.discovery.bands import CHILD_COLUMNS, PARENT_COLUMNS, QUERY_COLUMNS
 from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.fileio import atomic_write_text
 from dbt_schema_link.profiling.options import OPTION_SCHEMA, SAMPLING
@@ -20,6 +22,7 @@ from dbt_schema_link.profiling.records import FLAG_WORDS
 
 OPTIONS_MACRO_FILE = "schema_link_option_schema.sql"
 RULES_MACRO_FILE = "schema_link_discovery_rules.sql"
+BAND_COLUMNS_MACRO_FILE = "schema_link_band_columns.sql"
 #: The discovery settings the run-operation's own suggestions apply, as Python applies them
 #: (a project's vars.schema_link overrides them in both: macro schema_link__rules).
 RULE_SETTINGS = ("table_prefixes", "parent_min_uniqueness", "parent_max_null_fraction", "approx_slack",
@@ -80,9 +83,21 @@ def rules_macro() -> str:
             + "{% endmacro %}\n")
 
 
+def band_columns_macro() -> str:
+    """`schema_link__band_columns()`: the columns, in file order, of the band relations the
+    `schema_link_band_candidates` macro reads (the files carry no header)."""
+    columns = {"parent_bands": PARENT_COLUMNS, "child_bands": CHILD_COLUMNS, "queries": QUERY_COLUMNS}
+    rows = [f"        {jinja_literal(name)}: {jinja_literal(list(cols))}" for name, cols in columns.items()]
+    return (_HEADER % "discovery/bands.py (PARENT_COLUMNS, CHILD_COLUMNS, QUERY_COLUMNS)"
+            + "{% macro schema_link__band_columns() %}\n"
+            + "    {{ return({\n" + ",\n".join(rows) + "\n    }) }}\n"
+            + "{% endmacro %}\n")
+
+
 def generated_macros() -> dict[str, str]:
     """File name under macros/ -> its text."""
-    return {OPTIONS_MACRO_FILE: options_macro(), RULES_MACRO_FILE: rules_macro()}
+    return {OPTIONS_MACRO_FILE: options_macro(), RULES_MACRO_FILE: rules_macro(),
+            BAND_COLUMNS_MACRO_FILE: band_columns_macro()}
 
 
 def write_generated(macros_dir: Path) -> list[str]:

@@ -45,7 +45,7 @@ class PackageState(Enum):
 
 #: Digest of the dbt package's macro names and arguments (`macro_signatures(macros/)`) that this
 #: Python package calls; tests/test_version.py keeps it in step with macros/.
-MACRO_SIGNATURES = "6b451cea28437220"
+MACRO_SIGNATURES = "e59c35ca3c889633"
 _MACRO_DEF = re.compile(r"\{%-?\s*macro\s+(\w+)\s*\((.*?)\)\s*-?%\}", re.S)
 #: Installed package states that `init` fixes by re-pinning the entry and running `dbt deps`.
 _REPIN = frozenset({PackageState.OUTDATED, PackageState.NEWER, PackageState.MISMATCHED})

@@ -92,11 +92,14 @@ from hits
     {{ return('(select ' ~ typed | join(', ') ~ ' from csv.`' ~ (path | replace('`', '``')) ~ '`)') }}
 {% endmacro %}
 
+{#- The three files as relations; their columns, in file order, come from Python
+    (schema_link__band_columns, generated from discovery/bands.py). -#}
 {% macro schema_link__band_inputs(parent_bands, child_bands, queries) %}
+    {%- set columns = dbt_schema_link.schema_link__band_columns() -%}
     {{ return([
-        dbt_schema_link.schema_link__csv_relation(parent_bands, ['parent_id', 'part', 'r', 'band', 'band_key', 'width_rank']),
-        dbt_schema_link.schema_link__csv_relation(child_bands, ['child_id', 'r', 'band', 'band_key']),
-        dbt_schema_link.schema_link__csv_relation(queries, ['child_id', 'part', 'r', 'b', 'need_rank'])]) }}
+        dbt_schema_link.schema_link__csv_relation(parent_bands, columns['parent_bands']),
+        dbt_schema_link.schema_link__csv_relation(child_bands, columns['child_bands']),
+        dbt_schema_link.schema_link__csv_relation(queries, columns['queries'])]) }}
 {% endmacro %}
 
 {% macro default__schema_link_band_candidates(parent_bands, child_bands, queries, output, max_bucket=0, cap=0) %}

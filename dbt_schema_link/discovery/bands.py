@@ -17,7 +17,7 @@ pair, which no benchmark has met; an extra hit would only add a candidate that s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -164,12 +164,8 @@ def hits_by_partition(hits: np.ndarray, lookups: int) -> list[list[list[int]]]:
     return out
 
 
-def lookups_in_engine(index: ContainmentIndex, parents: Sequence[np.ndarray], lookups: Sequence[Lookup],
-                      max_bucket: int | None, join: BandJoin, cap: int = 0,
-                      widths: Sequence[float] | None = None) -> list[list[list[int]]]:
+def engine_lookups(index: ContainmentIndex, parents: Sequence[np.ndarray], lookups: Sequence[Lookup],
+                   max_bucket: int | None, join: BandJoin, cap: int = 0,
+                   widths: Sequence[float] | None = None) -> list[list[list[int]]]:
     """Each lookup's hits per partition, from one join run by ``join`` (``band_tables``)."""
     return hits_by_partition(join(band_tables(index, parents, lookups, max_bucket, cap, widths)), len(lookups))
-
-
-def flatten(partitions: Iterable[list[int]]) -> list[int]:
-    return [key for part in partitions for key in part]

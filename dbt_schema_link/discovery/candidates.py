@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from enum import Flag, auto
 
 from dbt_schema_link.discovery import bands
-from dbt_schema_link.discovery.bands import BandJoin, Lookup, flatten
+from dbt_schema_link.discovery.bands import BandJoin, Lookup
 from dbt_schema_link.discovery.features import ColInfo, Features, RelInfo, keys_calendar
 from dbt_schema_link.discovery.names import NameParts, affixes, initialisms, may_abbreviate
 from dbt_schema_link.discovery.policy import KEY, NAMES, PRIORS
@@ -315,7 +315,7 @@ def _need(child: ColInfo, settings: DiscoverySettings) -> float:
     return (child.distinct - 1) / (1.0 + settings.approx_slack)
 
 
-def lookups_in_engine(features: Features, settings: DiscoverySettings) -> bool:
+def _large_enough_for_the_engine(features: Features, settings: DiscoverySettings) -> bool:
     """Whether this warehouse is large enough for value lookups in the engine
     (``engine_lookup_min_columns``; 0: never)."""
     least = settings.engine_lookup_min_columns
@@ -334,12 +334,11 @@ def value_candidates(features: Features, settings: DiscoverySettings, lsh: Conta
     fraction = min_sample_fraction(parents)
     widths = effective_distinct(parents)
     max_bucket = None if exact else settings.lsh_max_bucket
-    children = [c for c in features.columns if _may_link_by_values(c)]
     # copies of one column (staging models, keys fully referenced) share a signature: the LSH
     # answer depends only on the signature and the size, so it is asked once
+    children = [(c, (c.signature.tobytes(), c.distinct)) for c in features.columns if _may_link_by_values(c)]
     lookups: dict[tuple[bytes, int], Lookup] = {}
-    for child in children:
-        key = (child.signature.tobytes(), child.distinct)
+    for child, key in children:
         if key not in lookups:
             need = _need(child, settings)
             lookups[key] = Lookup(child.signature, child.distinct, 0.0 if exact else need * fraction, need)
@@ -347,18 +346,18 @@ def value_candidates(features: Features, settings: DiscoverySettings, lsh: Conta
     if not lsh.has_bands:  # built for lookups in the engine (``generate``)
         if band_join is None:
             raise ValueError("an index without band tables looks up through a band_join")
-        answered = dict(zip(lookups, bands.lookups_in_engine(
+        answered = dict(zip(lookups, bands.engine_lookups(
             lsh, [p.signature for p in parents], list(lookups.values()), max_bucket, band_join,
             0 if exact else cap, widths)))
     found: dict[tuple[bytes, int], list[ColInfo]] = {}
-    for child in children:
-        key = (child.signature.tobytes(), child.distinct)
+    for child, key in children:
         hits = found.get(key)
         if hits is None:
             look = lookups[key]
             parts = answered[key] if answered else lsh.query_partitions(look.signature, look.size, look.min_upper,
                                                                         max_bucket)
-            picked = flatten(parts) if exact else tightest_containers(parts, look.need, cap, widths)
+            picked = [i for part in parts for i in part] if exact else tightest_containers(parts, look.need, cap,
+                                                                                           widths)
             hits = found[key] = [parents[i] for i in picked]
         for parent in hits:
             yield child, parent
@@ -402,7 +401,7 @@ def generate(features: Features, settings: DiscoverySettings, joins: list[SqlJoi
 
     if settings.use_values and features.k:
         # lookups in the engine need the index's layout, not its band tables
-        in_engine = band_join is not None and lookups_in_engine(features, settings)
+        in_engine = band_join is not None and _large_enough_for_the_engine(features, settings)
         lsh, parents = value_index(features, settings, bands=not in_engine)
         if len(lsh):
             # one lookup per child, each parent once: every accepted pair is a new one

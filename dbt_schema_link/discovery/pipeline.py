@@ -20,7 +20,7 @@ from dbt_schema_link.artifacts.records import ColumnRef, Project
 from dbt_schema_link.collector import collector_paused
 from dbt_schema_link.discovery import composite
 from dbt_schema_link.discovery.bands import BandJoin
-from dbt_schema_link.discovery.candidates import generate, lookups_in_engine
+from dbt_schema_link.discovery.candidates import generate
 from dbt_schema_link.discovery.declared import declared_links, mark_written
 from dbt_schema_link.discovery.domains import UnionFind
 from dbt_schema_link.discovery.evaluate import Scored, cap_per_child, evaluate, value_fits
@@ -143,9 +143,6 @@ def _discover(project: Project, profiles: ProfileSet | None, settings: Discovery
         return c in declared_child_classes or (p, c) in declared_classes
 
     # -- candidates and evidence ------------------------------------------------------------
-    if band_join is not None and settings.use_values and features.k and lookups_in_engine(features, settings):
-        say(f"discovery: looking up value candidates in the engine ({len(features.columns)} columns, "
-            f"engine_lookup_min_columns={settings.engine_lookup_min_columns})")
     cands, cand_counts = generate(features, settings, facts.joins, skip, lap, band_join)
     counts.update(cand_counts)
     counts["candidates"] = len(cands)
