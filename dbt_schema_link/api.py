@@ -84,7 +84,9 @@ def link(paths: ProjectPaths, inv: DbtInvocation, settings_overrides: dict | Non
     (provenance written); `run.differences` lists new joins and written links that no longer
     hold (`link --check` prints them all and fails on any)."""
     from dbt_schema_link.discovery import DiscoverySettings, discover
+    from dbt_schema_link.discovery.memo import Relink
     from dbt_schema_link.discovery.report import render_markdown
+    from dbt_schema_link.score_memo_file import read_memo, write_memo
 
     configured = {k: v for k, v in project_vars(paths.project_dir).items() if k not in ("write", PACKAGES_SETTING)}
     settings = DiscoverySettings.from_mapping({**configured, **(settings_overrides or {})})
@@ -101,9 +103,14 @@ def link(paths: ProjectPaths, inv: DbtInvocation, settings_overrides: dict | Non
     # value lookups in the engine (engine_lookup_min_columns): files under target/schema_link
     bands = warehouse_band_join(inv, paths.output_dir, progress) \
         if (use_warehouse and settings.engine_lookup_min_columns) else None
-    links = discover(project, profiles, settings, verifier, progress, verify_tuples=tuples, band_join=bands)
+    # the last run's scores: children whose inputs are unchanged are not scored again (--refresh: all are)
+    relink = Relink(previous=None if refresh else read_memo(paths.scores_memo))
+    links = discover(project, profiles, settings, verifier, progress, verify_tuples=tuples, band_join=bands,
+                     relink=relink)
     atomic_write_text(paths.links_json, links.to_json())
     atomic_write_text(paths.links_md, render_markdown(links, project))
+    if relink.memo is not None:
+        write_memo(paths.scores_memo, relink.memo)
     run = LinkRun(project, profiles, links)
     run.differences, run.left_out = _differences(paths, project, links)
     return run

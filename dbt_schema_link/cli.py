@@ -81,7 +81,7 @@ def _profile_args(p: argparse.ArgumentParser) -> None:
     d = ProfileOptions()
     g.add_argument("--select", "-s", nargs="+", default=[], help="relations to profile (names or unique_ids)")
     g.add_argument("--exclude", nargs="+", default=[], help="relations to leave out")
-    g.add_argument("--refresh", action="store_true", help="ignore cached profiles and profile everything again")
+    g.add_argument("--refresh", action="store_true", help="ignore cached profiles and the last run's scores: profile and score everything again")
     g.add_argument("--k", type=int, default=d.k, help=f"MinHash signature size (default {d.k})")
     g.add_argument("--sample-rows", type=int, default=d.sample_rows,
                    help=f"sample relations with more rows than this (default {d.sample_rows:,})")

@@ -41,6 +41,10 @@ class ProjectPaths:
     def links_md(self) -> Path:
         return self.output_dir / "links.md"
 
+    @property
+    def scores_memo(self) -> Path:
+        return self.output_dir / "scores.memo"
+
 
 def locate(project_dir: str | Path, target_path: str | Path | None = None) -> ProjectPaths:
     root = Path(project_dir).resolve()

@@ -23,8 +23,10 @@ from dbt_schema_link.discovery.bands import BandJoin
 from dbt_schema_link.discovery.candidates import generate
 from dbt_schema_link.discovery.declared import declared_links, mark_written
 from dbt_schema_link.discovery.domains import UnionFind
-from dbt_schema_link.discovery.evaluate import Scored, cap_per_child, evaluate, value_fits
-from dbt_schema_link.discovery.evidence import RelationMatches, containment_estimates
+from dbt_schema_link.discovery import memo
+from dbt_schema_link.discovery.evaluate import Scored
+from dbt_schema_link.discovery.memo import Relink
+from dbt_schema_link.discovery.passes import ScoringPasses
 from dbt_schema_link.discovery.features import ColInfo, build_features
 from dbt_schema_link.discovery.lineage import assign_domains, carry_along_lineage, lineage_members, links_from_lineage
 from dbt_schema_link.discovery.records import Link, LinkKind, LinkSet, Provenance, StageTimings
@@ -48,7 +50,7 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
              progress: Callable[[str], None] | None = None,
              inspect: Callable[[Sequence[Scored]], None] | None = None,
              verify_tuples: composite.TupleVerifier | None = None,
-             band_join: BandJoin | None = None) -> LinkSet:
+             band_join: BandJoin | None = None, relink: Relink | None = None) -> LinkSet:
     """Find how the project's relations join.
 
     ``profiles`` (``None``: names, types, SQL and declared links only) come from the
@@ -58,17 +60,20 @@ def discover(project: Project, profiles: ProfileSet | None, settings: DiscoveryS
     (for calibration and debugging) receives every scored candidate pair once; ``verify_tuples``
     (``None``: no composite keys) measures composite key candidates (:mod:`.composite`);
     ``band_join`` (``None``: in Python) runs the value lookups as one join in the engine when the
-    project has ``engine_lookup_min_columns`` columns (:mod:`.bands`). Pure otherwise:
+    project has ``engine_lookup_min_columns`` columns (:mod:`.bands`); ``relink`` (``None``: score
+    everything, keep nothing) reuses the last run's scores of children whose inputs are unchanged
+    and keeps this run's for the next (:mod:`.memo`; same result). Pure otherwise:
     the same inputs give the same :class:`LinkSet`. See the module docstring for the stages.
     """
     with collector_paused():
         return _discover(project, profiles, settings or DiscoverySettings(), verify, progress, inspect, verify_tuples,
-                         band_join)
+                         band_join, relink)
 
 
 def _discover(project: Project, profiles: ProfileSet | None, settings: DiscoverySettings, verify: Verifier | None,
               progress: Callable[[str], None] | None, inspect: Callable[[Sequence[Scored]], None] | None,
-              verify_tuples: composite.TupleVerifier | None, band_join: BandJoin | None) -> LinkSet:
+              verify_tuples: composite.TupleVerifier | None, band_join: BandJoin | None,
+              relink: Relink | None) -> LinkSet:
     say = progress or (lambda _msg: None)
     started = time.perf_counter()
     notes: list[str] = []
@@ -149,16 +154,12 @@ def _discover(project: Project, profiles: ProfileSet | None, settings: Discovery
     say(f"discovery: {len(cands)} candidate pairs "
         f"({cand_counts['candidates_by_name']} by name, {cand_counts['candidates_by_value']} by value, "
         f"{cand_counts['candidates_by_sql']} from SQL)")
-    keys = list(cands)
-    found = containment_estimates([(cands[key].child, cands[key].parent) for key in keys]) \
-        if settings.use_values else [None] * len(keys)
-    estimates = dict(zip(keys, found))
-    lap("containment estimates")
-    fits = value_fits(cands, estimates, {}, settings, lineage_uf)
-    matches = RelationMatches()
-    # each pair's evaluation is capped as it comes: a child's dropped pairs are never all held
-    scored = cap_per_child((evaluate(cand, settings, estimates[key], fits.get(key), None, matches)
-                            for key, cand in cands.items()), settings.max_candidates_per_child)
+    scope = memo.scope_digest(project, settings, features.k, facts) if relink is not None else b""
+    passes = ScoringPasses(cands, features, settings, lineage_uf, facts.joins, relink, scope)
+    scored = passes.first(lap)
+    if relink is not None and relink.previous is not None:
+        say(f"discovery: scores of {relink.use.children_reused} of {len(passes.by_child)} children reused from the "
+            f"last run ({relink.use.children_scored} scored)")
     lap("evidence and scoring")
 
     # -- exact verification (bounded) -------------------------------------------------------
@@ -170,10 +171,7 @@ def _discover(project: Project, profiles: ProfileSet | None, settings: Discovery
             by_key = {(c.key(), p.key()): r for (c, p), r in (results or {}).items()}
             measured = {s.cand.key: by_key[s.cand.key] for s in chosen if s.cand.key in by_key}
             exacts = share_with_copies(measured, scored, lineage_uf)
-            fits = value_fits(cands, estimates, exacts, settings, lineage_uf)
-            for key, s in list(scored.items()):
-                scored[key] = evaluate(s.cand, settings, estimates[key], fits.get(key), exacts.get(key), matches,
-                                       checked=True)
+            passes.verified(scored, exacts)
             counts["verified_pairs"] = len(measured)
         lap("exact verification")
     elif verify is None and features.k:

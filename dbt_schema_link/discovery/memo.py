@@ -1,0 +1,177 @@
+"""Re-linking after a change: each child's scored candidates are kept with a digest of everything
+they were computed from, so the next run re-scores only the children whose inputs changed.
+
+What a child's scores read: the run's scope (settings, signature size, the relations there are,
+declared tests, the SQL facts), its own relation and each candidate parent's relation (record,
+profile, DAG depth and origins: a column's features follow from those and the scope), and its
+candidate list (parents, sources, SQL joins). Candidates are generated afresh every run (cheap next
+to scoring); a child whose digest is unchanged gets its stored scores back, the others are scored.
+The verified pass is kept the same way, its digest adding the exact results of the child's pairs.
+Exact checks themselves run every time: a view over a changed table holds new data under an
+unchanged profile. The result is the one a full run gives; ``tests/discovery/test_relink.py`` and
+``tests/test_relink_cli.py`` compare them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dbt_schema_link import __version__
+from dbt_schema_link.artifacts.records import Project
+from dbt_schema_link.discovery.candidates import Candidate, Source
+from dbt_schema_link.discovery.evaluate import Scored
+from dbt_schema_link.discovery.evidence import Block
+from dbt_schema_link.discovery.features import ColInfo, Features, RelInfo
+from dbt_schema_link.discovery.records import Evidence, Signal, Trap
+from dbt_schema_link.discovery.settings import DiscoverySettings
+from dbt_schema_link.discovery.sqlfacts import SqlFacts, SqlJoin
+from dbt_schema_link.discovery.values import ContainmentEstimate
+from dbt_schema_link.profiling.records import ColumnProfile, ContainmentResult, RelationProfile
+
+#: Bumped when what a stored score holds, or what its digest covers, changes.
+MEMO_VERSION = 1
+#: A memo is reused only by the package version that wrote it (scoring changes between versions).
+MEMO_VERSION_TAG = f"{__version__}/{MEMO_VERSION}"
+
+Digest = bytes
+PairKey = tuple[tuple[str, str], tuple[str, str]]
+#: One scored pair as kept, in plain values only (the memo file is a ``marshal`` of them):
+#: parent key, sources, SQL joins (positions in the run's joins), raw evidence (signal, strength,
+#: detail), confidence, block, trap, estimate, exact result, measured. The child is the entry's key.
+Stored = tuple
+#: A child's kept scores: the digest they were computed from, and the scored pairs.
+ChildScores = tuple[Digest, tuple[Stored, ...]]
+
+
+@dataclass
+class ScoreMemo:
+    """The scores of one run, for the next, in plain values. ``scope``: the digest of what every
+    child's scores depend on (a different scope reuses nothing)."""
+
+    version: str
+    scope: Digest
+    relations: dict[str, Digest] = field(default_factory=dict)  # relation unique_id -> its digest
+    first: dict[tuple[str, str], ChildScores] = field(default_factory=dict)  # scored before verification
+    final: dict[tuple[str, str], ChildScores] = field(default_factory=dict)  # scored with exact results
+
+
+@dataclass
+class MemoUse:
+    """How much of the last run's memo a run could use."""
+
+    children_reused: int = 0
+    children_scored: int = 0
+
+
+@dataclass
+class Relink:
+    """Re-linking after a change (``discover(relink=...)``): ``previous`` (the last run's memo,
+    or ``None``) is read; ``memo`` (this run's, for the next) and ``use`` (what was reused) are
+    filled in by the run."""
+
+    previous: ScoreMemo | None = None
+    memo: ScoreMemo | None = None
+    use: MemoUse = field(default_factory=MemoUse)
+
+
+# -- digests --------------------------------------------------------------------------------------
+# Records built from dbt's JSON hold strings, numbers, enums, tuples, lists and dicts in file
+# order, so their ``repr`` is the same in every process; ``hash()`` is not (Python salts it).
+
+def digest(*parts: object) -> Digest:
+    return hashlib.blake2b(repr(parts).encode(), digest_size=16).digest()
+
+
+def scope_digest(project: Project, settings: DiscoverySettings, k: int, facts: SqlFacts) -> Digest:
+    """What every child's scores depend on beyond its own and its parents' relations: the
+    settings, the signature size, which relations there are and their names (the vocabulary that
+    splits glued names), declared tests and the SQL facts (joins, copies, aggregates)."""
+    names = sorted((uid, rel.identifier, rel.name, rel.resource_type.value, rel.enabled)
+                   for uid, rel in project.relations.items())
+    return digest(settings, k, names, project.declared_links, facts.joins, facts.copies, facts.aggregates)
+
+
+_PROFILE_FIELDS = tuple(f.name for f in dataclasses.fields(ColumnProfile) if f.name not in ("minhash", "minhash_borrowed"))
+_RELATION_PROFILE_FIELDS = tuple(f.name for f in dataclasses.fields(RelationProfile) if f.name != "columns")
+
+
+def relation_digests(features: Features) -> dict[str, Digest]:
+    """Each relation's digest: its record, profile (signatures as bytes), DAG depth and origins."""
+    return {uid: _relation_digest(info) for uid, info in features.relations.items()}
+
+
+def _relation_digest(info: RelInfo) -> Digest:
+    h = hashlib.blake2b(repr((info.relation, info.depth, sorted(info.origins))).encode(), digest_size=16)
+    profile = info.profile
+    if profile is not None:
+        h.update(repr(tuple(getattr(profile, name) for name in _RELATION_PROFILE_FIELDS)).encode())
+        for name, col in profile.columns.items():
+            h.update(repr((name, tuple(getattr(col, f) for f in _PROFILE_FIELDS), sorted(col.minhash_borrowed)))
+                     .encode())
+            if col.minhash is not None:
+                h.update(np.asarray(col.minhash).tobytes())
+    return h.digest()
+
+
+def child_digest(child: ColInfo, cands: list[Candidate], relations: Mapping[str, Digest],
+                 joins: Mapping[int, int]) -> Digest:
+    """What the scores of ``child``'s candidates were computed from (see the module docstring);
+    ``joins``: each SQL join's position among the run's joins, by ``id``."""
+    return digest(child.key, relations[child.rel.uid],
+                  [(c.parent.key, relations[c.parent.rel.uid], c.sources.value, [joins[id(j)] for j in c.joins])
+                   for c in cands])
+
+
+def verified_digest(first: Digest, keys: Iterable[PairKey], exacts: Mapping[PairKey, ContainmentResult]) -> Digest:
+    """The verified pass of a child: its first digest and the exact results of its pairs."""
+    return digest(first, [_fields(exacts.get(key)) for key in keys])
+
+
+def _fields(record: object) -> tuple | None:
+    return None if record is None else tuple(getattr(record, f.name) for f in dataclasses.fields(record))
+
+
+# -- keeping and restoring scores ----------------------------------------------------------------
+
+def stored(items: Iterable[Scored], joins: Mapping[int, int]) -> tuple[Stored, ...]:
+    return tuple((s.cand.parent.key, s.cand.sources.value, tuple(joins[id(j)] for j in s.cand.joins),
+                  tuple((e.signal.value, float(e.strength), e.detail, float(e.contribution)) for e in s.raw),
+                  float(s.confidence), None if s.block is None else s.block.value,
+                  None if s.trap is None else (s.trap[0].value, s.trap[1]),
+                  _plain(_fields(s.estimate)), _fields(s.exact), s.measured) for s in items)
+
+
+def _plain(values: tuple | None) -> tuple | None:
+    """numpy numbers as Python's (``marshal`` takes only those; the values are the same)."""
+    return None if values is None else tuple(v.item() if isinstance(v, np.generic) else v for v in values)
+
+
+class Restorer:
+    """Stored scores back as :class:`Scored` over the current features; equal evidence is made
+    once (a warehouse's pairs repeat "both integer" hundreds of thousands of times)."""
+
+    def __init__(self, features: Features, joins: list[SqlJoin]) -> None:
+        self.features, self.joins = features, joins
+        self._evidence: dict[tuple, Evidence] = {}
+
+    def __call__(self, child: ColInfo, items: tuple[Stored, ...]) -> list[Scored]:
+        out: list[Scored] = []
+        by_ref, evidence, joins = self.features.by_ref, self._evidence, self.joins
+        for parent_key, sources, join_ids, raw, conf, block, trap, estimate, exact, measured in items:
+            kept = []
+            for fields in raw:
+                e = evidence.get(fields)
+                if e is None:
+                    e = evidence[fields] = Evidence(Signal(fields[0]), *fields[1:])
+                kept.append(e)
+            cand = Candidate(child, by_ref[parent_key], Source(sources), tuple(joins[i] for i in join_ids))
+            out.append(Scored(cand, tuple(kept), conf, None if block is None else Block(block),
+                              None if trap is None else (Trap(trap[0]), trap[1]),
+                              None if estimate is None else ContainmentEstimate(*estimate),
+                              None if exact is None else ContainmentResult(*exact), measured))
+        return out

@@ -1,0 +1,132 @@
+"""The two scoring passes over candidate pairs, child by child: before exact verification
+(estimates, value fits, evidence, the cap per child) and with its results. Given a
+:class:`~.memo.Relink`, a child whose inputs are unchanged since the last run gets its stored
+scores back instead (:mod:`.memo`); the result is the same either way. Pure."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+
+from dbt_schema_link.discovery import memo as memos
+from dbt_schema_link.discovery.candidates import Candidate
+from dbt_schema_link.discovery.domains import UnionFind
+from dbt_schema_link.discovery.evaluate import Scored, cap_per_child, evaluate, value_fits
+from dbt_schema_link.discovery.evidence import RelationMatches, containment_estimates
+from dbt_schema_link.discovery.features import Features
+from dbt_schema_link.discovery.memo import ChildScores, Digest, PairKey, Relink, ScoreMemo
+from dbt_schema_link.discovery.settings import DiscoverySettings
+from dbt_schema_link.discovery.sqlfacts import SqlJoin
+from dbt_schema_link.profiling.records import ContainmentResult
+
+Child = tuple[str, str]
+
+
+class ScoringPasses:
+    """One run's candidates grouped by child, their estimates (made for a child when it is
+    scored) and, with a relink, each child's digest."""
+
+    def __init__(self, cands: dict[PairKey, Candidate], features: Features, settings: DiscoverySettings,
+                 lineage_uf: UnionFind, joins: list[SqlJoin], relink: Relink | None = None,
+                 scope: Digest = b"") -> None:
+        self.cands, self.features, self.settings, self.lineage_uf = cands, features, settings, lineage_uf
+        self.by_child: dict[Child, list[PairKey]] = {}
+        for key in cands:
+            keys = self.by_child.get(key[0])
+            if keys is None:
+                keys = self.by_child[key[0]] = []
+            keys.append(key)
+        self.estimates: dict = {}
+        self.matches = RelationMatches()
+        self.relink = relink
+        self.memo: ScoreMemo | None = None  # this run's, when there is a relink
+        self.previous: ScoreMemo | None = None  # the last run's, when it can be used
+        self.digests: dict[Child, Digest] = {}
+        self.join_ids = {id(join): i for i, join in enumerate(joins)}
+        self.restore = memos.Restorer(features, joins)
+        if relink is not None:
+            relations = memos.relation_digests(features)
+            self.digests = {child: memos.child_digest(cands[keys[0]].child, [cands[k] for k in keys], relations,
+                                                      self.join_ids)
+                            for child, keys in self.by_child.items()}
+            previous = relink.previous
+            if previous is not None and previous.scope == scope and previous.version == memos.MEMO_VERSION_TAG:
+                self.previous = previous
+            self.memo = relink.memo = ScoreMemo(memos.MEMO_VERSION_TAG, scope, relations)
+
+    def _reuse(self, entries: Mapping[Child, ChildScores], digests: Mapping[Child, Digest]) -> dict[Child, list[Scored]]:
+        """The stored scores of every child whose digest is unchanged."""
+        if self.previous is None:
+            return {}
+        out = {}
+        for child, digest in digests.items():
+            entry = entries.get(child)
+            if entry is not None and entry[0] == digest:
+                out[child] = self.restore(self.cands[self.by_child[child][0]].child, entry[1])
+        return out
+
+    def _estimate(self, children: list[Child]) -> None:
+        """Containment estimates of every pair of ``children`` not estimated yet (one batch)."""
+        keys = [key for child in children for key in self.by_child[child] if key not in self.estimates]
+        if not self.settings.use_values:
+            self.estimates.update(dict.fromkeys(keys))
+            return
+        found = containment_estimates([(self.cands[key].child, self.cands[key].parent) for key in keys])
+        self.estimates.update(zip(keys, found))
+
+    def _fits(self, children: list[Child], exacts: Mapping[PairKey, ContainmentResult]) -> dict:
+        return value_fits({key: self.cands[key] for child in children for key in self.by_child[child]},
+                          self.estimates, exacts, self.settings, self.lineage_uf)
+
+    def _keep(self, kept: dict[Child, ChildScores] | None, child: Child, digest: Digest, items: list[Scored],
+              previous: ChildScores | None) -> None:
+        if kept is not None:
+            kept[child] = previous if previous is not None else (digest, memos.stored(items, self.join_ids))
+
+    def first(self, lap: Callable[[str], None] = lambda _stage: None) -> dict[PairKey, Scored]:
+        """Every candidate scored without exact results, at most ``max_candidates_per_child`` per
+        child, best first; children in the order the candidates first name them. ``lap(stage)``
+        is called once the estimates are made."""
+        previous = self.previous.first if self.previous is not None else {}
+        reused = self._reuse(previous, self.digests)
+        todo = [child for child in self.by_child if child not in reused]
+        self._estimate(todo)
+        lap("containment estimates")
+        fits = self._fits(todo, {})
+        scored: dict[PairKey, Scored] = {}
+        kept = self.memo.first if self.memo is not None else None
+        for child, keys in self.by_child.items():
+            items = reused.get(child)
+            if items is None:
+                items = list(cap_per_child((evaluate(self.cands[key], self.settings, self.estimates[key],
+                                                     fits.get(key), None, self.matches) for key in keys),
+                                           self.settings.max_candidates_per_child).values())
+            self._keep(kept, child, self.digests.get(child, b""), items, previous.get(child) if child in reused else None)
+            for s in items:
+                scored[s.cand.key] = s
+        if self.relink is not None:
+            self.relink.use = dataclasses.replace(self.relink.use, children_reused=len(reused), children_scored=len(todo))
+        return scored
+
+    def verified(self, scored: dict[PairKey, Scored], exacts: Mapping[PairKey, ContainmentResult]) -> None:
+        """Score every kept pair again, in place, with the exact results (a measured pair without
+        one is capped as unverified)."""
+        kept_children: dict[Child, list[PairKey]] = {}
+        for key in scored:
+            kept_children.setdefault(key[0], []).append(key)
+        digests = {child: memos.verified_digest(self.digests[child], self.by_child[child], exacts)
+                   for child in kept_children} if self.memo is not None else {}
+        previous = self.previous.final if self.previous is not None else {}
+        reused = self._reuse(previous, digests)
+        todo = [child for child in kept_children if child not in reused]
+        self._estimate(todo)
+        fits = self._fits(todo, exacts)
+        kept = self.memo.final if self.memo is not None else None
+        for child, keys in kept_children.items():
+            items = reused.get(child)
+            if items is None:
+                items = [evaluate(scored[key].cand, self.settings, self.estimates[key], fits.get(key), exacts.get(key),
+                                  self.matches, checked=True) for key in keys]
+            self._keep(kept, child, digests.get(child, b""), items, previous.get(child) if child in reused else None)
+            for s in items:
+                scored[s.cand.key] = s

@@ -1,0 +1,47 @@
+"""The scores memo under ``target/schema_link/scores.memo`` (:mod:`.discovery.memo`): what
+``link`` keeps of one run so that the next re-scores only what changed.
+
+One header line (format, package and memo version, Python version) and a ``marshal`` of plain
+values: fast to read and write at warehouse scale (hundreds of thousands of scored pairs), and
+unlike ``pickle`` it runs no code. ``marshal``'s format belongs to one Python version, so a memo
+written by another (or another package version, or damaged) is not read: the run scores
+everything and writes a new one.
+"""
+
+from __future__ import annotations
+
+import marshal
+import sys
+from pathlib import Path
+
+from dbt_schema_link.discovery.memo import MEMO_VERSION_TAG, ScoreMemo
+from dbt_schema_link.fileio import atomic_write_bytes
+
+MEMO_FORMAT = "dbt_schema_link/scores_memo"
+
+
+def _header() -> bytes:
+    return f"{MEMO_FORMAT} {MEMO_VERSION_TAG} python{sys.version_info[0]}.{sys.version_info[1]}\n".encode()
+
+
+def read_memo(path: Path) -> ScoreMemo | None:
+    """The memo at ``path``, or ``None`` when there is none this version can read."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    header = _header()
+    if not data.startswith(header):
+        return None
+    try:
+        version, scope, relations, first, final = marshal.loads(data[len(header):])
+    except (EOFError, ValueError, TypeError):
+        return None
+    if not (isinstance(scope, bytes) and all(isinstance(x, dict) for x in (relations, first, final))):
+        return None
+    return ScoreMemo(version, scope, relations, first, final)
+
+
+def write_memo(path: Path, memo: ScoreMemo) -> None:
+    payload = (memo.version, memo.scope, memo.relations, memo.first, memo.final)
+    atomic_write_bytes(path, _header() + marshal.dumps(payload))
