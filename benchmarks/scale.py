@@ -99,10 +99,13 @@ def dbt(project: Path, *args: str, timeout: float = 1800) -> float:
 
 
 def infer(project: Path, work: Path, label: str) -> dict:
-    """`discover()` from cached profiles in its own process; scores come later."""
+    """`discover()` from cached profiles in its own process, as a first `link` runs it (no scores
+    memo to read, one written: benchmarks/relink.py measures the runs after); scores come later."""
     out = work / f"infer_{label}.json"
+    memo = work / f"scores_{label}.memo"
+    memo.unlink(missing_ok=True)
     log(f"inference from cached profiles ({label}) ...")
-    m = measure.run([sys.executable, "-m", "scalebench.infer", str(project), str(out)], cwd=HERE,
+    m = measure.run([sys.executable, "-m", "scalebench.infer", str(project), str(out), "--memo", str(memo)], cwd=HERE,
                     log=work / f"infer_{label}.log", timeout=3600, limit_mib=INFER_LIMIT_MIB.get(label, 12_000))
     if m.returncode != 0 or not out.exists():
         tail = (work / f"infer_{label}.log").read_text(errors="replace")[-2000:]
