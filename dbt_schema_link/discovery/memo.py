@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from operator import attrgetter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -96,8 +97,9 @@ def scope_digest(project: Project, settings: DiscoverySettings, k: int, facts: S
     return digest(settings, k, names, project.declared_links, facts.joins, facts.copies, facts.aggregates)
 
 
-_PROFILE_FIELDS = tuple(f.name for f in dataclasses.fields(ColumnProfile) if f.name not in ("minhash", "minhash_borrowed"))
-_RELATION_PROFILE_FIELDS = tuple(f.name for f in dataclasses.fields(RelationProfile) if f.name != "columns")
+_PROFILE_FIELDS = attrgetter(*(f.name for f in dataclasses.fields(ColumnProfile)
+                               if f.name not in ("minhash", "minhash_borrowed")))
+_RELATION_PROFILE_FIELDS = attrgetter(*(f.name for f in dataclasses.fields(RelationProfile) if f.name != "columns"))
 
 
 def relation_digests(features: Features) -> dict[str, Digest]:
@@ -109,10 +111,9 @@ def _relation_digest(info: RelInfo) -> Digest:
     h = hashlib.blake2b(repr((info.relation, info.depth, sorted(info.origins))).encode(), digest_size=16)
     profile = info.profile
     if profile is not None:
-        h.update(repr(tuple(getattr(profile, name) for name in _RELATION_PROFILE_FIELDS)).encode())
+        h.update(repr(_RELATION_PROFILE_FIELDS(profile)).encode())
         for name, col in profile.columns.items():
-            h.update(repr((name, tuple(getattr(col, f) for f in _PROFILE_FIELDS), sorted(col.minhash_borrowed)))
-                     .encode())
+            h.update(repr((name, _PROFILE_FIELDS(col), sorted(col.minhash_borrowed))).encode())
             if col.minhash is not None:
                 h.update(np.asarray(col.minhash).tobytes())
     return h.digest()
@@ -129,26 +130,31 @@ def child_digest(child: ColInfo, cands: list[Candidate], relations: Mapping[str,
 
 def verified_digest(first: Digest, keys: Iterable[PairKey], exacts: Mapping[PairKey, ContainmentResult]) -> Digest:
     """The verified pass of a child: its first digest and the exact results of its pairs."""
-    return digest(first, [_fields(exacts.get(key)) for key in keys])
-
-
-def _fields(record: object) -> tuple | None:
-    return None if record is None else tuple(getattr(record, f.name) for f in dataclasses.fields(record))
+    return digest(first, [None if (e := exacts.get(key)) is None else _exact_fields(e) for key in keys])
 
 
 # -- keeping and restoring scores ----------------------------------------------------------------
 
 def stored(items: Iterable[Scored], joins: Mapping[int, int]) -> tuple[Stored, ...]:
-    return tuple((s.cand.parent.key, s.cand.sources.value, tuple(joins[id(j)] for j in s.cand.joins),
-                  tuple((e.signal.value, float(e.strength), e.detail, float(e.contribution)) for e in s.raw),
-                  float(s.confidence), None if s.block is None else s.block.value,
-                  None if s.trap is None else (s.trap[0].value, s.trap[1]),
-                  _plain(_fields(s.estimate)), _fields(s.exact), s.measured) for s in items)
+    return tuple((s.cand.parent.key, s.cand.sources._value_, tuple(joins[id(j)] for j in s.cand.joins),
+                  tuple((e.signal._value_, e.strength, e.detail, e.contribution) for e in s.raw),
+                  s.confidence, None if s.block is None else s.block._value_,
+                  None if s.trap is None else (s.trap[0]._value_, s.trap[1]),
+                  None if s.estimate is None else _estimate_fields(s.estimate),
+                  None if s.exact is None else _exact_fields(s.exact), s.measured) for s in items)
 
 
-def _plain(values: tuple | None) -> tuple | None:
-    """numpy numbers as Python's (``marshal`` takes only those; the values are the same)."""
-    return None if values is None else tuple(v.item() if isinstance(v, np.generic) else v for v in values)
+_ESTIMATE = attrgetter(*(f.name for f in dataclasses.fields(ContainmentEstimate)))
+_EXACT = attrgetter(*(f.name for f in dataclasses.fields(ContainmentResult)))
+
+
+def _estimate_fields(est: ContainmentEstimate) -> tuple:
+    # numpy integers as Python's: ``marshal`` would write a numpy scalar as its raw bytes
+    return tuple(int(v) if isinstance(v, np.integer) else v for v in _ESTIMATE(est))
+
+
+def _exact_fields(result: ContainmentResult) -> tuple:
+    return _EXACT(result)
 
 
 class Restorer:

@@ -75,8 +75,9 @@ class ScoringPasses:
         self.estimates.update(zip(keys, found))
 
     def _fits(self, children: list[Child], exacts: Mapping[PairKey, ContainmentResult]) -> dict:
-        return value_fits({key: self.cands[key] for child in children for key in self.by_child[child]},
-                          self.estimates, exacts, self.settings, self.lineage_uf)
+        cands = self.cands if len(children) == len(self.by_child) else \
+            {key: self.cands[key] for child in children for key in self.by_child[child]}
+        return value_fits(cands, self.estimates, exacts, self.settings, self.lineage_uf)
 
     def _keep(self, kept: dict[Child, ChildScores] | None, child: Child, digest: Digest, items: list[Scored],
               previous: ChildScores | None) -> None:
@@ -93,14 +94,19 @@ class ScoringPasses:
         self._estimate(todo)
         lap("containment estimates")
         fits = self._fits(todo, {})
+        # each pair's evaluation is capped as it comes: a child's dropped pairs are never all held
+        capped = cap_per_child((evaluate(self.cands[key], self.settings, self.estimates[key], fits.get(key), None,
+                                         self.matches) for child in todo for key in self.by_child[child]),
+                               self.settings.max_candidates_per_child)
+        fresh: dict[Child, list[Scored]] = {}
+        for key, s in capped.items():
+            fresh.setdefault(key[0], []).append(s)
         scored: dict[PairKey, Scored] = {}
         kept = self.memo.first if self.memo is not None else None
-        for child, keys in self.by_child.items():
+        for child in self.by_child:
             items = reused.get(child)
             if items is None:
-                items = list(cap_per_child((evaluate(self.cands[key], self.settings, self.estimates[key],
-                                                     fits.get(key), None, self.matches) for key in keys),
-                                           self.settings.max_candidates_per_child).values())
+                items = fresh[child]
             self._keep(kept, child, self.digests.get(child, b""), items, previous.get(child) if child in reused else None)
             for s in items:
                 scored[s.cand.key] = s
