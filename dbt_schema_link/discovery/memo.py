@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from operator import attrgetter
+import marshal
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 import numpy as np
 
@@ -41,12 +42,14 @@ MEMO_VERSION_TAG = f"{__version__}/{MEMO_VERSION}"
 
 Digest = bytes
 PairKey = tuple[tuple[str, str], tuple[str, str]]
-#: One scored pair as kept, in plain values only (the memo file is a ``marshal`` of them):
-#: parent key, sources, SQL joins (positions in the run's joins), raw evidence (signal, strength,
-#: detail), confidence, block, trap, estimate, exact result, measured. The child is the entry's key.
+#: One scored pair as kept, in plain values only: parent key, sources, SQL joins (positions in the
+#: run's joins), raw evidence (signal, strength, detail, contribution), confidence, block, trap,
+#: estimate, exact result, measured. The child is the entry's key.
 Stored = tuple
-#: A child's kept scores: the digest they were computed from, and the scored pairs.
-ChildScores = tuple[Digest, tuple[Stored, ...]]
+#: A child's kept scores: the digest they were computed from, and its scored pairs as one
+#: ``marshal`` blob (a warehouse's memo is millions of pairs: as bytes they are one object per
+#: child, not dozens per pair, and a reused child's blob is written back as it was read).
+ChildScores = tuple[Digest, bytes]
 
 
 @dataclass
@@ -135,13 +138,13 @@ def verified_digest(first: Digest, keys: Iterable[PairKey], exacts: Mapping[Pair
 
 # -- keeping and restoring scores ----------------------------------------------------------------
 
-def stored(items: Iterable[Scored], joins: Mapping[int, int]) -> tuple[Stored, ...]:
-    return tuple((s.cand.parent.key, s.cand.sources._value_, tuple(joins[id(j)] for j in s.cand.joins),
+def stored(items: Iterable[Scored], joins: Mapping[int, int]) -> bytes:
+    return marshal.dumps(tuple((s.cand.parent.key, s.cand.sources._value_, tuple(joins[id(j)] for j in s.cand.joins),
                   tuple((e.signal._value_, e.strength, e.detail, e.contribution) for e in s.raw),
                   s.confidence, None if s.block is None else s.block._value_,
                   None if s.trap is None else (s.trap[0]._value_, s.trap[1]),
                   None if s.estimate is None else _estimate_fields(s.estimate),
-                  None if s.exact is None else _exact_fields(s.exact), s.measured) for s in items)
+                  None if s.exact is None else _exact_fields(s.exact), s.measured) for s in items))
 
 
 _ESTIMATE = attrgetter(*(f.name for f in dataclasses.fields(ContainmentEstimate)))
@@ -165,10 +168,10 @@ class Restorer:
         self.features, self.joins = features, joins
         self._evidence: dict[tuple, Evidence] = {}
 
-    def __call__(self, child: ColInfo, items: tuple[Stored, ...]) -> list[Scored]:
+    def __call__(self, child: ColInfo, blob: bytes) -> list[Scored]:
         out: list[Scored] = []
         by_ref, evidence, joins = self.features.by_ref, self._evidence, self.joins
-        for parent_key, sources, join_ids, raw, conf, block, trap, estimate, exact, measured in items:
+        for parent_key, sources, join_ids, raw, conf, block, trap, estimate, exact, measured in marshal.loads(blob):
             kept = []
             for fields in raw:
                 e = evidence.get(fields)
