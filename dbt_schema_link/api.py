@@ -104,12 +104,16 @@ def link(paths: ProjectPaths, inv: DbtInvocation, settings_overrides: dict | Non
     bands = warehouse_band_join(inv, paths.output_dir, progress) \
         if (use_warehouse and settings.engine_lookup_min_columns) else None
     # the last run's scores: children whose inputs are unchanged are not scored again (--refresh: all are)
-    relink = Relink(previous=None if refresh else read_memo(paths.scores_memo))
+    relink = None
+    if sum(len(r.columns) for r in project.relations.values()) <= settings.relink_max_columns:
+        relink = Relink(previous=None if refresh else read_memo(paths.scores_memo))
+    else:
+        paths.scores_memo.unlink(missing_ok=True)
     links = discover(project, profiles, settings, verifier, progress, verify_tuples=tuples, band_join=bands,
                      relink=relink)
     atomic_write_text(paths.links_json, links.to_json())
     atomic_write_text(paths.links_md, render_markdown(links, project))
-    if relink.memo is not None:
+    if relink is not None and relink.memo is not None:
         write_memo(paths.scores_memo, relink.memo)
     run = LinkRun(project, profiles, links)
     run.differences, run.left_out = _differences(paths, project, links)

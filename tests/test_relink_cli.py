@@ -53,3 +53,8 @@ def test_a_second_link_after_one_seed_changed_reuses_scores_and_equals_a_full_ru
     project.cli("link", *project.project_args(), "--quiet")
     assert (root / "target" / "schema_link" / "links.json").read_text() == links
     assert "raw_orders" in links and '"kind": "inferred"' in links
+    assert memo.exists()
+
+    # above relink_max_columns no memo is kept (its memory), and a stale one is not left behind
+    project.cli("link", *project.project_args(), "--quiet", "--set", "relink_max_columns=1")
+    assert not memo.exists()

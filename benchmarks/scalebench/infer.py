@@ -7,7 +7,8 @@ with no warehouse (no exact verification), writes target/schema_link/links.json 
 load and discovery seconds, per-stage timings, counts, peak RSS (MiB).
 
 ``--memo PATH``: what `link` does with its scores memo: the last run's is read when PATH exists
-(children whose inputs are unchanged are not scored again) and this run's is written there.
+(children whose inputs are unchanged are not scored again) and this run's is written there, in
+projects of at most ``relink_max_columns`` columns.
 ``--change UID``: that relation's profile is altered after loading, as if a build had changed it
 and the on-run-end hook had profiled it again: one more row, one more distinct value in each
 profiled column, the first minimum of each signature replaced (deterministic).
@@ -51,7 +52,7 @@ def main(argv: list[str]) -> int:
     project_dir, out = args.project_dir, args.out
     t0 = time.perf_counter()
     from dbt_schema_link.artifacts.manifest import read_project
-    from dbt_schema_link.discovery import discover
+    from dbt_schema_link.discovery import DiscoverySettings, discover
     from dbt_schema_link.discovery.memo import Relink
     from dbt_schema_link.profiling.stored import stored_profiles
     from dbt_schema_link.score_memo_file import read_memo, write_memo
@@ -64,7 +65,8 @@ def main(argv: list[str]) -> int:
     for uid in args.change:
         relations[uid] = changed(relations[uid])
     relink = None
-    if args.memo is not None:
+    columns = sum(len(r.columns) for r in project.relations.values())
+    if args.memo is not None and columns <= DiscoverySettings().relink_max_columns:  # as `link` decides
         relink = Relink(previous=read_memo(args.memo))
     t1 = time.perf_counter()
     links = discover(project, profiles, None, None,

@@ -6,7 +6,7 @@ scores back instead (:mod:`.memo`); the result is the same either way. Pure."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from dbt_schema_link.discovery import memo as memos
 from dbt_schema_link.discovery.candidates import Candidate
@@ -98,18 +98,22 @@ class ScoringPasses:
         capped = cap_per_child((evaluate(self.cands[key], self.settings, self.estimates[key], fits.get(key), None,
                                          self.matches) for child in todo for key in self.by_child[child]),
                                self.settings.max_candidates_per_child)
-        fresh: dict[Child, list[Scored]] = {}
-        for key, s in capped.items():
-            fresh.setdefault(key[0], []).append(s)
-        scored: dict[PairKey, Scored] = {}
         kept = self.memo.first if self.memo is not None else None
-        for child in self.by_child:
-            items = reused.get(child)
-            if items is None:
-                items = fresh[child]
-            self._keep(kept, child, self.digests.get(child, b""), items, previous.get(child) if child in reused else None)
-            for s in items:
-                scored[s.cand.key] = s
+        if not reused:  # a first run: the capped pairs are the scores, in their order
+            if kept is not None:
+                for child, items in _by_child(capped.values()):
+                    self._keep(kept, child, self.digests[child], items, None)
+            scored = capped
+        else:
+            scored = {}
+            fresh = _by_child(capped.values())
+            for child in self.by_child:
+                items = reused.get(child)
+                if items is None:
+                    _, items = next(fresh)  # the children scored come in the same order
+                self._keep(kept, child, self.digests.get(child, b""), items, previous.get(child) if child in reused else None)
+                for s in items:
+                    scored[s.cand.key] = s
         if self.relink is not None:
             self.relink.use = dataclasses.replace(self.relink.use, children_reused=len(reused), children_scored=len(todo))
         return scored
@@ -136,3 +140,17 @@ class ScoringPasses:
             self._keep(kept, child, digests.get(child, b""), items, previous.get(child) if child in reused else None)
             for s in items:
                 scored[s.cand.key] = s
+
+
+def _by_child(scored: Iterable[Scored]) -> Iterator[tuple[Child, list[Scored]]]:
+    """(child, its pairs) of scores that come child by child."""
+    child, items = None, []
+    for s in scored:
+        key = s.cand.child.key
+        if key != child and items:
+            yield child, items
+            items = []
+        child = key
+        items.append(s)
+    if items:
+        yield child, items
