@@ -122,13 +122,14 @@ def _relation_digest(info: RelInfo) -> Digest:
     return h.digest()
 
 
-def child_digest(child: ColInfo, cands: list[Candidate], relations: Mapping[str, Digest],
+def child_digest(child: ColInfo, cands: list[Candidate], relations: Mapping[str, str],
                  joins: Mapping[int, int]) -> Digest:
     """What the scores of ``child``'s candidates were computed from (see the module docstring);
-    ``joins``: each SQL join's position among the run's joins, by ``id``."""
+    ``relations``: each relation's digest as text, ``joins``: each SQL join's position among the
+    run's joins, by ``id``. Asked of every candidate pair: plain attributes only."""
     return digest(child.key, relations[child.rel.uid],
-                  [(c.parent.key, relations[c.parent.rel.uid], c.sources.value, [joins[id(j)] for j in c.joins])
-                   for c in cands])
+                  [(c.parent.key, relations[c.parent.rel.uid], c.sources._value_,
+                    c.joins and tuple(joins[id(j)] for j in c.joins)) for c in cands])
 
 
 def verified_digest(first: Digest, keys: Iterable[PairKey], exacts: Mapping[PairKey, ContainmentResult]) -> Digest:

@@ -46,7 +46,8 @@ class ScoringPasses:
         self.restore = memos.Restorer(features, joins)
         if relink is not None:
             relations = memos.relation_digests(features)
-            self.digests = {child: memos.child_digest(cands[keys[0]].child, [cands[k] for k in keys], relations,
+            texts = {uid: d.hex() for uid, d in relations.items()}
+            self.digests = {child: memos.child_digest(cands[keys[0]].child, [cands[k] for k in keys], texts,
                                                       self.join_ids)
                             for child, keys in self.by_child.items()}
             previous = relink.previous

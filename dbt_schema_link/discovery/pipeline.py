@@ -138,13 +138,13 @@ def _discover(project: Project, profiles: ProfileSet | None, settings: Discovery
         """Declared pairs (either way), copies of one column, and — through lineage — copies of
         declared pairs and children that already have a declared parent."""
         ck, pk = child.key, parent.key
-        if (ck, pk) in declared_pairs or (pk, ck) in declared_pairs:
+        if declared_pairs and ((ck, pk) in declared_pairs or (pk, ck) in declared_pairs):
             return True
-        if lineage_uf.same(ck, pk):
+        c, p = cls(ck), cls(pk)  # asked of every candidate pair: each class found once
+        if c == p:
             return True  # two copies of one column: lineage, not a join
         if not settings.collapse_lineage:
             return False
-        c, p = cls(ck), cls(pk)
         return c in declared_child_classes or (p, c) in declared_classes
 
     # -- candidates and evidence ------------------------------------------------------------
