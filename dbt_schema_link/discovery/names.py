@@ -114,6 +114,8 @@ def singular(word: str) -> str:
         return w
     if w.endswith("ies") and len(w) > 4:
         return w[:-3] + "y"
+    if w.endswith(("ouses", "auses")):
+        return w[:-1]  # house, warehouse, spouse, cause, clause: the singular ends in -use
     if w.endswith(("sses", "shes", "ches", "xes", "zzes", "uses")):
         return w[:-2]
     if w.endswith(("ss", "us", "is")):

@@ -13,6 +13,7 @@ PREFIXES = ("stg_", "dim_", "fct_", "raw_", "int_")
     ("customers", "customer"), ("categories", "category"), ("addresses", "address"),
     ("boxes", "box"), ("statuses", "status"), ("status", "status"), ("people", "person"),
     ("series", "series"), ("id", "id"), ("ids", "id"),
+    ("warehouses", "warehouse"), ("houses", "house"), ("causes", "cause"), ("buses", "bus"), ("bonuses", "bonus"),
 ])
 def test_singular(word, expected):
     assert singular(word) == expected
