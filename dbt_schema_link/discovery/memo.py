@@ -140,12 +140,16 @@ def verified_digest(first: Digest, keys: Iterable[PairKey], exacts: Mapping[Pair
 # -- keeping and restoring scores ----------------------------------------------------------------
 
 def stored(items: Iterable[Scored], joins: Mapping[int, int]) -> bytes:
-    return marshal.dumps(tuple((s.cand.parent.key, s.cand.sources._value_, tuple(joins[id(j)] for j in s.cand.joins),
-                  tuple((e.signal._value_, e.strength, e.detail, e.contribution) for e in s.raw),
-                  s.confidence, None if s.block is None else s.block._value_,
-                  None if s.trap is None else (s.trap[0]._value_, s.trap[1]),
-                  None if s.estimate is None else _estimate_fields(s.estimate),
-                  None if s.exact is None else _exact_fields(s.exact), s.measured) for s in items))
+    """A child's scored pairs as one ``marshal`` blob (``Stored`` tuples; ``joins``: each SQL
+    join's position among the run's joins, by ``id``)."""
+    return marshal.dumps(tuple(
+        (s.cand.parent.key, s.cand.sources._value_, tuple(joins[id(j)] for j in s.cand.joins),
+         tuple((e.signal._value_, e.strength, e.detail, e.contribution) for e in s.raw),
+         s.confidence, None if s.block is None else s.block._value_,
+         None if s.trap is None else (s.trap[0]._value_, s.trap[1]),
+         None if s.estimate is None else _estimate_fields(s.estimate),
+         None if s.exact is None else _exact_fields(s.exact), s.measured)
+        for s in items))
 
 
 _ESTIMATE = attrgetter(*(f.name for f in dataclasses.fields(ContainmentEstimate)))

@@ -5,7 +5,6 @@ scores back instead (:mod:`.memo`); the result is the same either way. Pure."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from dbt_schema_link.discovery import memo as memos
@@ -111,12 +110,12 @@ class ScoringPasses:
             for child in self.by_child:
                 items = reused.get(child)
                 if items is None:
-                    _, items = next(fresh)  # the children scored come in the same order
-                self._keep(kept, child, self.digests.get(child, b""), items, previous.get(child) if child in reused else None)
+                    _, items = next(fresh)  # the children scored come in this same order
+                self._keep(kept, child, self.digests[child], items, previous.get(child) if child in reused else None)
                 for s in items:
                     scored[s.cand.key] = s
         if self.relink is not None:
-            self.relink.use = dataclasses.replace(self.relink.use, children_reused=len(reused), children_scored=len(todo))
+            self.relink.use.children_reused, self.relink.use.children_scored = len(reused), len(todo)
         return scored
 
     def verified(self, scored: dict[PairKey, Scored], exacts: Mapping[PairKey, ContainmentResult]) -> None:

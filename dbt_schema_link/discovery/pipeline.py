@@ -5,8 +5,9 @@ evidence and traps -> scores -> bounded exact verification (injected ``verify``)
 one parent domain per child -> lineage collapse -> value domains -> :class:`LinkSet`.
 
 The function is pure apart from calling ``verify`` and ``progress``. Each stage lives in a module
-named for its job: :mod:`.evaluate` (value fits, evidence, score of one pair), :mod:`.verification`
-(the exact-check budget), :mod:`.selection`, :mod:`.rejections`, :mod:`.materialise` (scored pair ->
+named for its job: :mod:`.evaluate` (value fits, evidence, score of one pair), :mod:`.passes` (the
+scoring passes, child by child, reusing the last run's scores through :mod:`.memo`),
+:mod:`.verification` (the exact-check budget), :mod:`.selection`, :mod:`.rejections`, :mod:`.materialise` (scored pair ->
 ``Link``), :mod:`.declared` (declared and written links), :mod:`.lineage` (lineage links, copies,
 value domains).
 """
@@ -18,17 +19,16 @@ from collections.abc import Callable, Mapping, Sequence
 
 from dbt_schema_link.artifacts.records import ColumnRef, Project
 from dbt_schema_link.collector import collector_paused
-from dbt_schema_link.discovery import composite
+from dbt_schema_link.discovery import composite, memo
 from dbt_schema_link.discovery.bands import BandJoin
 from dbt_schema_link.discovery.candidates import generate
 from dbt_schema_link.discovery.declared import declared_links, mark_written
 from dbt_schema_link.discovery.domains import UnionFind
-from dbt_schema_link.discovery import memo
 from dbt_schema_link.discovery.evaluate import Scored
-from dbt_schema_link.discovery.memo import Relink
-from dbt_schema_link.discovery.passes import ScoringPasses
 from dbt_schema_link.discovery.features import ColInfo, build_features
 from dbt_schema_link.discovery.lineage import assign_domains, carry_along_lineage, lineage_members, links_from_lineage
+from dbt_schema_link.discovery.memo import Relink
+from dbt_schema_link.discovery.passes import ScoringPasses
 from dbt_schema_link.discovery.records import Link, LinkKind, LinkSet, Provenance, StageTimings
 from dbt_schema_link.discovery.rejections import rejections
 from dbt_schema_link.discovery.render import SqlPath
