@@ -29,12 +29,7 @@ class ScoringPasses:
                  lineage_uf: UnionFind, joins: list[SqlJoin], relink: Relink | None = None,
                  scope: Digest = b"") -> None:
         self.cands, self.features, self.settings, self.lineage_uf = cands, features, settings, lineage_uf
-        self.by_child: dict[Child, list[PairKey]] = {}
-        for key in cands:
-            keys = self.by_child.get(key[0])
-            if keys is None:
-                keys = self.by_child[key[0]] = []
-            keys.append(key)
+        self._by_child: dict[Child, list[PairKey]] | None = None
         self.estimates: dict = {}
         self.matches = RelationMatches()
         self.relink = relink
@@ -54,6 +49,20 @@ class ScoringPasses:
                 self.previous = previous
             self.memo = relink.memo = ScoreMemo(memos.MEMO_VERSION_TAG, scope, relations)
 
+    @property
+    def by_child(self) -> dict[Child, list[PairKey]]:
+        """Each child's candidate pairs, children in the order the candidates first name them
+        (made when first asked: a run without a memo or exact checks never needs it, and at a
+        million columns it is a list per child)."""
+        if self._by_child is None:
+            self._by_child = {}
+            for key in self.cands:
+                keys = self._by_child.get(key[0])
+                if keys is None:
+                    keys = self._by_child[key[0]] = []
+                keys.append(key)
+        return self._by_child
+
     def _reuse(self, entries: Mapping[Child, ChildScores], digests: Mapping[Child, Digest]) -> dict[Child, list[Scored]]:
         """The stored scores of every child whose digest is unchanged."""
         if self.previous is None:
@@ -67,7 +76,9 @@ class ScoringPasses:
 
     def _estimate(self, children: list[Child]) -> None:
         """Containment estimates of every pair of ``children`` not estimated yet (one batch)."""
-        keys = [key for child in children for key in self.by_child[child] if key not in self.estimates]
+        self._estimate_pairs([key for child in children for key in self.by_child[child] if key not in self.estimates])
+
+    def _estimate_pairs(self, keys: list[PairKey]) -> None:
         if not self.settings.use_values:
             self.estimates.update(dict.fromkeys(keys))
             return
@@ -88,6 +99,12 @@ class ScoringPasses:
         """Every candidate scored without exact results, at most ``max_candidates_per_child`` per
         child, best first; children in the order the candidates first name them. ``lap(stage)``
         is called once the estimates are made."""
+        if self.relink is None:  # every pair, in the candidates' order
+            self._estimate_pairs(list(self.cands))
+            lap("containment estimates")
+            fits = value_fits(self.cands, self.estimates, {}, self.settings, self.lineage_uf)
+            return cap_per_child((evaluate(cand, self.settings, self.estimates[key], fits.get(key), None, self.matches)
+                                  for key, cand in self.cands.items()), self.settings.max_candidates_per_child)
         previous = self.previous.first if self.previous is not None else {}
         reused = self._reuse(previous, self.digests)
         todo = [child for child in self.by_child if child not in reused]

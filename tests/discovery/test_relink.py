@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from dbt_schema_link.discovery import DiscoverySettings, discover
-from dbt_schema_link.discovery.memo import Relink, relation_digests, scope_digest
 from dbt_schema_link.discovery.features import build_features
+from dbt_schema_link.discovery.memo import Relink, relation_digests, scope_digest
 from dbt_schema_link.discovery.sqlfacts import extract_sql_facts
 from dbt_schema_link.score_memo_file import read_memo, write_memo
 from tests.discovery.builders import Warehouse
