@@ -192,23 +192,15 @@ def cap_per_child(scored: Iterable[Scored], cap: int) -> dict:
     the pairs evaluated and dropped are never all held at once (millions at warehouse scale).
     The ranking is a total order (a child's parents differ) and an equal rank goes after the
     ones before it, as a stable sort would place it: the same pairs in the same order."""
-    # each child's ranks beside its pairs: a pair's rank is made once, not at every comparison
-    by_child: dict[tuple, tuple[list[tuple[float, str]], list[Scored]]] = {}
+    by_child: dict[tuple, list[Scored]] = {}
     for s in scored:
-        kept = by_child.get(s.cand.child.key)
-        if kept is None:
-            kept = by_child[s.cand.child.key] = ([], [])
-        ranks, items = kept
-        rank = _rank_key(s)
-        at = bisect.bisect_right(ranks, rank)
-        if at >= cap:
-            continue  # ranks after every kept one: dropped at once
-        ranks.insert(at, rank)
-        items.insert(at, s)
+        items = by_child.get(s.cand.child.key)
+        if items is None:
+            items = by_child[s.cand.child.key] = []
+        bisect.insort_right(items, s, key=_rank_key)
         if len(items) > cap:
-            ranks.pop()
             items.pop()
-    return {s.cand.key: s for _, items in by_child.values() for s in items}
+    return {s.cand.key: s for items in by_child.values() for s in items}
 
 
 def _rank_key(s: Scored) -> tuple[float, str]:
