@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
@@ -108,13 +109,18 @@ def link(paths: ProjectPaths, inv: DbtInvocation, settings_overrides: dict | Non
     if sum(len(r.columns) for r in project.relations.values()) <= settings.relink_max_columns:
         relink = Relink(previous=None if refresh else read_memo(paths.scores_memo))
     else:
-        paths.scores_memo.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # a stale memo is never read (its scope differs): only disk space
+            paths.scores_memo.unlink(missing_ok=True)
     links = discover(project, profiles, settings, verifier, progress, verify_tuples=tuples, band_join=bands,
                      relink=relink)
     atomic_write_text(paths.links_json, links.to_json())
     atomic_write_text(paths.links_md, render_markdown(links, project))
     if relink is not None and relink.memo is not None:
-        write_memo(paths.scores_memo, relink.memo)
+        try:
+            write_memo(paths.scores_memo, relink.memo)
+        except OSError as exc:  # the memo only saves time: links.json is written
+            (notice or progress or (lambda _m: None))(
+                f"{paths.scores_memo} not written ({exc.strerror or exc}): the next link scores every column")
     run = LinkRun(project, profiles, links)
     run.differences, run.left_out = _differences(paths, project, links)
     return run

@@ -58,3 +58,10 @@ def test_a_second_link_after_one_seed_changed_reuses_scores_and_equals_a_full_ru
     # above relink_max_columns no memo is kept (its memory), and a stale one is not left behind
     project.cli("link", *project.project_args(), "--quiet", "--set", "relink_max_columns=1")
     assert not memo.exists()
+
+    # a memo that cannot be written costs the next run its time, never this run's links
+    memo.mkdir()
+    (root / "target" / "schema_link" / "links.json").unlink()
+    blocked = project.cli("link", *project.project_args())
+    assert "not written" in blocked.stdout + blocked.stderr
+    assert (root / "target" / "schema_link" / "links.json").read_text() == links
