@@ -22,8 +22,8 @@ Child = tuple[str, str]
 
 
 class ScoringPasses:
-    """One run's candidates grouped by child, their estimates (made for a child when it is
-    scored) and, with a relink, each child's digest."""
+    """One run's candidates, their estimates and, with a relink, each child's digest and the
+    memo this run keeps."""
 
     def __init__(self, cands: dict[PairKey, Candidate], features: Features, settings: DiscoverySettings,
                  lineage_uf: UnionFind, joins: list[SqlJoin], relink: Relink | None = None,
@@ -131,8 +131,7 @@ class ScoringPasses:
                 self._keep(kept, child, self.digests[child], items, previous.get(child) if child in reused else None)
                 for s in items:
                     scored[s.cand.key] = s
-        if self.relink is not None:
-            self.relink.use.children_reused, self.relink.use.children_scored = len(reused), len(todo)
+        self.relink.use.children_reused, self.relink.use.children_scored = len(reused), len(todo)
         return scored
 
     def verified(self, scored: dict[PairKey, Scored], exacts: Mapping[PairKey, ContainmentResult]) -> None:
