@@ -85,7 +85,7 @@ def link(paths: ProjectPaths, inv: DbtInvocation, settings_overrides: dict | Non
     (provenance written); `run.differences` lists new joins and written links that no longer
     hold (`link --check` prints them all and fails on any)."""
     from dbt_schema_link.discovery import DiscoverySettings, discover
-    from dbt_schema_link.discovery.memo import Relink
+    from dbt_schema_link.discovery.memo import Relink, keeps_memo
     from dbt_schema_link.discovery.report import render_markdown
     from dbt_schema_link.score_memo_file import read_memo, write_memo
 
@@ -106,7 +106,7 @@ def link(paths: ProjectPaths, inv: DbtInvocation, settings_overrides: dict | Non
         if (use_warehouse and settings.engine_lookup_min_columns) else None
     # the last run's scores: children whose inputs are unchanged are not scored again (--refresh: all are)
     relink = None
-    if sum(len(r.columns) for r in project.relations.values()) <= settings.relink_max_columns:
+    if keeps_memo(project, settings):
         relink = Relink(previous=None if refresh else read_memo(paths.scores_memo))
     else:
         with contextlib.suppress(OSError):  # a stale memo is never read (its scope differs): only disk space

@@ -53,7 +53,7 @@ def main(argv: list[str]) -> int:
     t0 = time.perf_counter()
     from dbt_schema_link.artifacts.manifest import read_project
     from dbt_schema_link.discovery import DiscoverySettings, discover
-    from dbt_schema_link.discovery.memo import Relink
+    from dbt_schema_link.discovery.memo import Relink, keeps_memo
     from dbt_schema_link.profiling.stored import stored_profiles
     from dbt_schema_link.score_memo_file import read_memo, write_memo
 
@@ -65,8 +65,7 @@ def main(argv: list[str]) -> int:
     for uid in args.change:
         relations[uid] = changed(relations[uid])
     relink = None
-    columns = sum(len(r.columns) for r in project.relations.values())
-    if args.memo is not None and columns <= DiscoverySettings().relink_max_columns:  # as `link` decides
+    if args.memo is not None and keeps_memo(project, DiscoverySettings()):  # as `link` decides
         relink = Relink(previous=read_memo(args.memo))
     t1 = time.perf_counter()
     links = discover(project, profiles, None, None,

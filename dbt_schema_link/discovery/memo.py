@@ -83,6 +83,11 @@ class Relink:
     use: MemoUse = field(default_factory=MemoUse)
 
 
+def keeps_memo(project: Project, settings: DiscoverySettings) -> bool:
+    """Whether a run keeps a scores memo: projects of at most ``relink_max_columns`` columns."""
+    return sum(len(r.columns) for r in project.relations.values()) <= settings.relink_max_columns
+
+
 # -- digests --------------------------------------------------------------------------------------
 # Records built from dbt's JSON hold strings, numbers, enums, tuples, lists and dicts in file
 # order, so their ``repr`` is the same in every process; ``hash()`` is not (Python salts it).
