@@ -34,14 +34,15 @@ def read_memo(path: Path) -> ScoreMemo | None:
     if not data.startswith(header):
         return None
     try:
-        version, scope, relations, first, final = marshal.loads(data[len(header):])
+        version, scope, relations, first, final, shared, shared_start = marshal.loads(data[len(header):])
     except (EOFError, ValueError, TypeError):
         return None
-    if not (isinstance(scope, bytes) and all(isinstance(x, dict) for x in (relations, first, final))):
+    if not (isinstance(scope, bytes) and all(isinstance(x, dict) for x in (relations, first, final))
+            and isinstance(shared, list) and isinstance(shared_start, int)):
         return None
-    return ScoreMemo(version, scope, relations, first, final)
+    return ScoreMemo(version, scope, relations, first, final, shared, shared_start)
 
 
 def write_memo(path: Path, memo: ScoreMemo) -> None:
-    payload = (memo.version, memo.scope, memo.relations, memo.first, memo.final)
+    payload = (memo.version, memo.scope, memo.relations, memo.first, memo.final, memo.shared, memo.shared_start)
     atomic_write_bytes(path, _header() + marshal.dumps(payload))

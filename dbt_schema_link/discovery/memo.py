@@ -36,15 +36,18 @@ from dbt_schema_link.discovery.values import ContainmentEstimate
 from dbt_schema_link.profiling.records import ColumnProfile, ContainmentResult, RelationProfile
 
 #: Bumped when what a stored score holds, or what its digest covers, changes.
-MEMO_VERSION = 1
+MEMO_VERSION = 2
 #: A memo is reused only by the package version that wrote it (scoring changes between versions).
 MEMO_VERSION_TAG = f"{__version__}/{MEMO_VERSION}"
 
 Digest = bytes
 PairKey = tuple[tuple[str, str], tuple[str, str]]
 #: One scored pair as kept, in plain values only: parent key, sources, SQL joins (positions in the
-#: run's joins), raw evidence (signal, strength, detail, contribution), confidence, block, trap,
-#: estimate, exact result, measured. The child is the entry's key.
+#: run's joins), raw evidence, confidence, block, trap, estimate, exact result, measured. The
+#: parent key, each evidence item (signal, strength, detail, contribution) and the trap are
+#: positions in the memo's ``shared`` table: a warehouse's pairs repeat them (897k evidence items,
+#: 108k distinct at 100k columns), and a position reads back without rebuilding its strings.
+#: The child is the entry's key.
 Stored = tuple
 #: A child's kept scores: the digest they were computed from, and its scored pairs as one
 #: ``marshal`` blob (a warehouse's memo is millions of pairs: as bytes they are one object per
@@ -62,6 +65,21 @@ class ScoreMemo:
     relations: dict[str, Digest] = field(default_factory=dict)  # relation unique_id -> its digest
     first: dict[tuple[str, str], ChildScores] = field(default_factory=dict)  # scored before verification
     final: dict[tuple[str, str], ChildScores] = field(default_factory=dict)  # scored with exact results
+    #: the plain values stored scores point at (``Stored``); only ever appended to, so a reused
+    #: child's blob keeps pointing at the right ones
+    shared: list = field(default_factory=list)
+    #: ``len(shared)`` when the table was started: a memo whose table has grown past
+    #: ``SHARED_GROWTH`` times that (relinks add what re-scored children say) is not reused
+    shared_start: int = 0
+
+    def usable(self, scope: Digest) -> bool:
+        """Whether a run of ``scope`` can reuse this memo's scores."""
+        return (self.version == MEMO_VERSION_TAG and self.scope == scope
+                and len(self.shared) <= SHARED_GROWTH * max(self.shared_start, 1))
+
+
+#: How far a memo's shared table may grow through relinks before a run starts a fresh one.
+SHARED_GROWTH = 2
 
 
 @dataclass
@@ -144,14 +162,35 @@ def verified_digest(first: Digest, keys: Iterable[PairKey], exacts: Mapping[Pair
 
 # -- keeping and restoring scores ----------------------------------------------------------------
 
-def stored(items: Iterable[Scored], joins: Mapping[int, int]) -> bytes:
+class Interner:
+    """Positions in a memo's ``shared`` table, appending what is not there yet. Values are told
+    apart by their ``marshal`` bytes, not by ``==``: 1 == 1.0 == True and 0.0 == -0.0, and a
+    restored score must be the one stored, to the type and sign."""
+
+    def __init__(self, shared: list) -> None:
+        self.shared = shared
+        self._index: dict[bytes, int] | None = None  # made when first needed: a relink that re-scores nothing never does
+
+    def __call__(self, value: object) -> int:
+        index = self._index
+        if index is None:
+            index = self._index = {marshal.dumps(v): i for i, v in enumerate(self.shared)}
+        key = marshal.dumps(value)
+        i = index.get(key)
+        if i is None:
+            i = index[key] = len(self.shared)
+            self.shared.append(value)
+        return i
+
+
+def stored(items: Iterable[Scored], joins: Mapping[int, int], shared: Interner) -> bytes:
     """A child's scored pairs as one ``marshal`` blob (``Stored`` tuples; ``joins``: each SQL
-    join's position among the run's joins, by ``id``)."""
+    join's position among the run's joins, by ``id``; ``shared``: positions in the memo's table)."""
     return marshal.dumps(tuple(
-        (s.cand.parent.key, s.cand.sources._value_, tuple(joins[id(j)] for j in s.cand.joins),
-         tuple((e.signal._value_, e.strength, e.detail, e.contribution) for e in s.raw),
+        (shared(s.cand.parent.key), s.cand.sources._value_, tuple(joins[id(j)] for j in s.cand.joins),
+         tuple(shared((e.signal._value_, e.strength, e.detail, e.contribution)) for e in s.raw),
          s.confidence, None if s.block is None else s.block._value_,
-         None if s.trap is None else (s.trap[0]._value_, s.trap[1]),
+         None if s.trap is None else shared((s.trap[0]._value_, s.trap[1])),
          None if s.estimate is None else _estimate_fields(s.estimate),
          None if s.exact is None else _exact_fields(s.exact), s.measured)
         for s in items))
@@ -171,26 +210,31 @@ def _exact_fields(result: ContainmentResult) -> tuple:
 
 
 class Restorer:
-    """Stored scores back as :class:`Scored` over the current features; equal evidence is made
-    once (a warehouse's pairs repeat "both integer" hundreds of thousands of times)."""
+    """Stored scores back as :class:`Scored` over the current features, from the blobs and the
+    ``shared`` table of one memo; each shared value is made into its record once (a warehouse's
+    pairs repeat "both integer" hundreds of thousands of times)."""
 
-    def __init__(self, features: Features, joins: list[SqlJoin]) -> None:
-        self.features, self.joins = features, joins
-        self._evidence: dict[tuple, Evidence] = {}
+    def __init__(self, features: Features, joins: list[SqlJoin], shared: list) -> None:
+        self.features, self.joins, self.shared = features, joins, shared
+        self._made: list = [None] * len(shared)
+
+    def _evidence(self, i: int) -> Evidence:
+        e = self._made[i]
+        if e is None:
+            fields = self.shared[i]
+            e = self._made[i] = Evidence(Signal(fields[0]), *fields[1:])
+        return e
 
     def __call__(self, child: ColInfo, blob: bytes) -> list[Scored]:
         out: list[Scored] = []
-        by_ref, evidence, joins = self.features.by_ref, self._evidence, self.joins
-        for parent_key, sources, join_ids, raw, conf, block, trap, estimate, exact, measured in marshal.loads(blob):
-            kept = []
-            for fields in raw:
-                e = evidence.get(fields)
-                if e is None:
-                    e = evidence[fields] = Evidence(Signal(fields[0]), *fields[1:])
-                kept.append(e)
-            cand = Candidate(child, by_ref[parent_key], Source(sources), tuple(joins[i] for i in join_ids))
-            out.append(Scored(cand, tuple(kept), conf, None if block is None else Block(block),
-                              None if trap is None else (Trap(trap[0]), trap[1]),
+        by_ref, shared, joins, made, evidence = self.features.by_ref, self.shared, self.joins, self._made, self._evidence
+        for parent, sources, join_ids, raw, conf, block, trap, estimate, exact, measured in marshal.loads(blob):
+            kept = tuple(made[i] or evidence(i) for i in raw)
+            cand = Candidate(child, by_ref[shared[parent]], Source(sources), join_ids and tuple(joins[i] for i in join_ids))
+            if trap is not None:
+                code, detail = shared[trap]
+                trap = (Trap(code), detail)
+            out.append(Scored(cand, kept, conf, None if block is None else Block(block), trap,
                               None if estimate is None else ContainmentEstimate(*estimate),
                               None if exact is None else ContainmentResult(*exact), measured))
         return out

@@ -37,7 +37,8 @@ class ScoringPasses:
         self.previous: ScoreMemo | None = None  # the last run's, when it can be used
         self.digests: dict[Child, Digest] = {}
         self.join_ids = {id(join): i for i, join in enumerate(joins)}
-        self.restore = memos.Restorer(features, joins)
+        self.restore: memos.Restorer | None = None
+        self.shared: memos.Interner | None = None
         if relink is not None:
             relations = memos.relation_digests(features)
             texts = {uid: d.hex() for uid, d in relations.items()}
@@ -45,9 +46,13 @@ class ScoringPasses:
                                                       self.join_ids)
                             for child, keys in self.by_child.items()}
             previous = relink.previous
-            if previous is not None and previous.scope == scope and previous.version == memos.MEMO_VERSION_TAG:
-                self.previous = previous
             self.memo = relink.memo = ScoreMemo(memos.MEMO_VERSION_TAG, scope, relations)
+            if previous is not None and previous.usable(scope):
+                self.previous = previous
+                # the same table, appended to: the reused children's blobs point into it
+                self.memo.shared, self.memo.shared_start = previous.shared, previous.shared_start
+                self.restore = memos.Restorer(features, joins, previous.shared)
+            self.shared = memos.Interner(self.memo.shared)
 
     @property
     def by_child(self) -> dict[Child, list[PairKey]]:
@@ -65,7 +70,7 @@ class ScoringPasses:
 
     def _reuse(self, entries: Mapping[Child, ChildScores], digests: Mapping[Child, Digest]) -> dict[Child, list[Scored]]:
         """The stored scores of every child whose digest is unchanged."""
-        if self.previous is None:
+        if self.previous is None or self.restore is None:
             return {}
         out = {}
         for child, digest in digests.items():
@@ -93,7 +98,7 @@ class ScoringPasses:
     def _keep(self, kept: dict[Child, ChildScores] | None, child: Child, digest: Digest, items: list[Scored],
               previous: ChildScores | None) -> None:
         if kept is not None:
-            kept[child] = previous if previous is not None else (digest, memos.stored(items, self.join_ids))
+            kept[child] = previous if previous is not None else (digest, memos.stored(items, self.join_ids, self.shared))
 
     def first(self, lap: Callable[[str], None] = lambda _stage: None) -> dict[PairKey, Scored]:
         """Every candidate scored without exact results, at most ``max_candidates_per_child`` per
@@ -132,7 +137,13 @@ class ScoringPasses:
                 for s in items:
                     scored[s.cand.key] = s
         self.relink.use.children_reused, self.relink.use.children_scored = len(reused), len(todo)
+        self._started()
         return scored
+
+    def _started(self) -> None:
+        """A memo whose table this run started: its size is where growth is measured from."""
+        if self.memo is not None and self.previous is None:
+            self.memo.shared_start = len(self.memo.shared)
 
     def verified(self, scored: dict[PairKey, Scored], exacts: Mapping[PairKey, ContainmentResult]) -> None:
         """Score every kept pair again, in place, with the exact results (a measured pair without
@@ -156,6 +167,7 @@ class ScoringPasses:
             self._keep(kept, child, digests.get(child, b""), items, previous.get(child) if child in reused else None)
             for s in items:
                 scored[s.cand.key] = s
+        self._started()
 
 
 def _by_child(scored: Iterable[Scored]) -> Iterator[tuple[Child, list[Scored]]]:

@@ -12,7 +12,7 @@ import pytest
 
 from dbt_schema_link.discovery import DiscoverySettings, discover
 from dbt_schema_link.discovery.features import build_features
-from dbt_schema_link.discovery.memo import Relink, relation_digests, scope_digest
+from dbt_schema_link.discovery.memo import SHARED_GROWTH, Interner, Relink, relation_digests, scope_digest
 from dbt_schema_link.discovery.sqlfacts import extract_sql_facts
 from dbt_schema_link.score_memo_file import read_memo, write_memo
 from tests.discovery.builders import Warehouse
@@ -137,6 +137,37 @@ def test_the_memo_file_round_trips_and_refuses_what_it_cannot_read(tmp_path):
     path.write_bytes(b"dbt_schema_link/scores_memo 0.0.1/1 python2.7\n" + data.split(b"\n", 1)[1])
     assert read_memo(path) is None
     assert read_memo(tmp_path / "absent.memo") is None
+
+
+def test_relinks_append_to_one_shared_table_until_it_has_grown_too_far():
+    first = Relink()
+    link(shop(), first)
+    start = first.memo.shared_start
+    assert start == len(first.memo.shared) > 0
+    again = Relink(previous=first.memo)
+    link(shop("orphans"), again)
+    # the re-scored children's new evidence is appended; what the reused blobs point at stays put
+    assert again.memo.shared is first.memo.shared and again.memo.shared_start == start
+    assert again.memo.shared[:start] == first.memo.shared[:start]
+    # a table grown past its bound is not reused: the run scores everything and starts a new one
+    again.memo.shared.extend([("padding", i) for i in range(SHARED_GROWTH * start)])
+    third = Relink(previous=again.memo)
+    relinked = link(shop("orphans"), third)
+    assert third.use.children_reused == 0
+    assert third.memo.shared is not again.memo.shared and third.memo.shared_start == len(third.memo.shared) < start * 2
+    assert relinked.to_json() == link(shop("orphans")).to_json()
+
+
+def test_the_shared_table_keeps_types_and_signs_apart():
+    """1 == 1.0 == True and 0.0 == -0.0 in Python: a restored value must be the one stored."""
+    table: list = []
+    intern = Interner(table)
+    positions = [intern(v) for v in (("s", 1.0), ("s", 1), ("s", True), ("s", 0.0), ("s", -0.0), ("s", 1.0))]
+    assert positions == [0, 1, 2, 3, 4, 0]
+    assert [type(v[1]) for v in table] == [float, int, bool, float, float]
+    assert str(table[4][1]) == "-0.0"
+    # a table read back is indexed again on first use, and appended to after what it holds
+    assert Interner(table)(("s", -0.0)) == 4 and Interner(table)(("t", 2)) == 5
 
 
 def _digests(w: Warehouse) -> tuple[bytes, dict]:
