@@ -53,6 +53,7 @@ def run_infer(project: Path, work: Path, label: str, memo: Path | None, change: 
     return {"process_seconds": round(m.seconds, 2), "discover_seconds": data["discover_seconds"],
             "load_seconds": data["load_seconds"], "write_seconds": data["write_seconds"],
             "peak_mib": m.peak_mib, "children_reused": data["children_reused"],
+            "lookups_reused": data.get("lookups_reused"),
             "children_scored": data["children_scored"], "stages": data["stages"]}
 
 
@@ -87,7 +88,7 @@ def main() -> int:
         figures["changes"].append({"relation": uid, "relink": again, "full": full, "identical": same})
         print(f"{uid}: relink {again['process_seconds']} s process ({again['discover_seconds']} s discover(), "
               f"{again['peak_mib']:.0f} MiB; {again['children_reused']} children reused, "
-              f"{again['children_scored']} scored) | full {full['process_seconds']} s process "
+              f"{again['children_scored']} scored, {again['lookups_reused']} value lookups reused) | full {full['process_seconds']} s process "
               f"({full['discover_seconds']} s discover(), {full['peak_mib']:.0f} MiB) | links identical: {same}")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")

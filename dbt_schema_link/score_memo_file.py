@@ -10,10 +10,12 @@ everything and writes a new one.
 
 from __future__ import annotations
 
+import dataclasses
 import marshal
 import sys
 from pathlib import Path
 
+from dbt_schema_link.discovery.lookup_reuse import KeptLookups
 from dbt_schema_link.discovery.memo import MEMO_VERSION_TAG, ScoreMemo
 from dbt_schema_link.fileio import atomic_write_bytes
 
@@ -34,15 +36,19 @@ def read_memo(path: Path) -> ScoreMemo | None:
     if not data.startswith(header):
         return None
     try:
-        version, scope, relations, first, final, shared, shared_start = marshal.loads(data[len(header):])
+        version, scope, relations, first, final, shared, shared_start, lookups = marshal.loads(data[len(header):])
+        kept = None if lookups is None else KeptLookups(*lookups)
     except (EOFError, ValueError, TypeError):
         return None
     if not (isinstance(scope, bytes) and all(isinstance(x, dict) for x in (relations, first, final))
             and isinstance(shared, list) and isinstance(shared_start, int)):
         return None
-    return ScoreMemo(version, scope, relations, first, final, shared, shared_start)
+    return ScoreMemo(version, scope, relations, first, final, shared, shared_start, kept)
 
 
 def write_memo(path: Path, memo: ScoreMemo) -> None:
-    payload = (memo.version, memo.scope, memo.relations, memo.first, memo.final, memo.shared, memo.shared_start)
+    lookups = None if memo.lookups is None else tuple(getattr(memo.lookups, f.name)
+                                                      for f in dataclasses.fields(memo.lookups))
+    payload = (memo.version, memo.scope, memo.relations, memo.first, memo.final, memo.shared, memo.shared_start,
+               lookups)
     atomic_write_bytes(path, _header() + marshal.dumps(payload))

@@ -85,6 +85,7 @@ def main(argv: list[str]) -> int:
         "ru_maxrss_mib": round(peak_kib / 1024, 1),
         "relations_profiled": len(relations),
         "children_reused": relink.use.children_reused if relink else None,
+        "lookups_reused": relink.use.lookups_reused if relink else None,
         "children_scored": relink.use.children_scored if relink else None,
     }, indent=1) + "\n", encoding="utf-8")
     return 0

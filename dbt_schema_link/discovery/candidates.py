@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Flag, auto
 
-from dbt_schema_link.discovery import bands
+from dbt_schema_link.discovery import bands, lookup_reuse
 from dbt_schema_link.discovery.bands import BandJoin, Lookup
 from dbt_schema_link.discovery.features import ColInfo, Features, RelInfo, keys_calendar
 from dbt_schema_link.discovery.names import NameParts, affixes, initialisms, may_abbreviate
@@ -323,10 +323,13 @@ def _large_enough_for_the_engine(features: Features, settings: DiscoverySettings
 
 
 def value_candidates(features: Features, settings: DiscoverySettings, lsh: ContainmentIndex,
-                     parents: list[ColInfo], band_join: BandJoin | None = None) -> Iterator[tuple[ColInfo, ColInfo]]:
+                     parents: list[ColInfo], band_join: BandJoin | None = None,
+                     reuse: LookupReuse | None = None) -> Iterator[tuple[ColInfo, ColInfo]]:
     """(child, parent) pairs the LSH finds by value, child by child. An index built without band
     tables (``value_index(bands=False)``) has ``band_join`` run every lookup as one join in the
-    engine (:mod:`.bands`); the pairs are the same as Python's lookups give."""
+    engine (:mod:`.bands`); the pairs are the same as Python's lookups give. ``reuse`` (Python's
+    lookups only): the last run's answers that still stand are taken back (:mod:`.lookup_reuse`),
+    and this run's are kept in ``reuse.kept``."""
     exact = len(parents) <= EXACT_VALUE_LOOKUP_PARENTS
     cap = VALUE_LOOKUP_FACTOR * settings.max_candidates_per_child
     # a partition whose largest parent is narrower than the child holds only CHILD_WIDER pairs
@@ -349,27 +352,55 @@ def value_candidates(features: Features, settings: DiscoverySettings, lsh: Conta
         answered = dict(zip(lookups, bands.engine_lookups(
             lsh, [p.signature for p in parents], list(lookups.values()), max_bucket, band_join,
             0 if exact else cap, widths)))
+        reuse = None
+    picks: dict[tuple[bytes, int], list[int]] = {}
+    if reuse is not None:
+        digests = {key: lookup_reuse.lookup_key(look) for key, look in lookups.items()}
+        layout = lookup_reuse.layout_digest(lsh, exact, fraction, cap, max_bucket)
+        keys = [p.key for p in parents]
+        sigs = [p.signature for p in parents]
+        sizes = [lsh.indexed_size(i) for i in range(len(parents))]
+        by_digest = lookup_reuse.reusable_answers(reuse.previous, layout, lsh, keys, sigs, sizes, widths,
+                                                   {digests[key]: look for key, look in lookups.items()})
+        picks = {key: by_digest[d] for key, d in digests.items() if d in by_digest}
+        reuse.reused = len(picks)
+    for key, look in lookups.items():
+        if key in picks:
+            continue
+        parts = answered[key] if answered else lsh.query_partitions(look.signature, look.size, look.min_upper,
+                                                                    max_bucket)
+        picks[key] = [i for part in parts for i in part] if exact else tightest_containers(parts, look.need, cap,
+                                                                                           widths)
+    if reuse is not None:
+        reuse.kept = lookup_reuse.kept(layout, keys, sigs, sizes, widths, {digests[key]: picks[key] for key in lookups})
     found: dict[tuple[bytes, int], list[ColInfo]] = {}
     for child, key in children:
         hits = found.get(key)
         if hits is None:
-            look = lookups[key]
-            parts = answered[key] if answered else lsh.query_partitions(look.signature, look.size, look.min_upper,
-                                                                        max_bucket)
-            picked = [i for part in parts for i in part] if exact else tightest_containers(parts, look.need, cap,
-                                                                                           widths)
-            hits = found[key] = [parents[i] for i in picked]
+            hits = found[key] = [parents[i] for i in picks[key]]
         for parent in hits:
             yield child, parent
+
+
+@dataclass
+class LookupReuse:
+    """Value lookups across runs: ``previous`` (the last run's, or ``None``) is read; ``kept``
+    (this run's) and ``reused`` (how many answers were taken back) are filled in."""
+
+    previous: lookup_reuse.KeptLookups | None = None
+    kept: lookup_reuse.KeptLookups | None = None
+    reused: int = 0
 
 
 def generate(features: Features, settings: DiscoverySettings, joins: list[SqlJoin],
              skip: Callable[[ColInfo, ColInfo], bool],
              lap: Callable[[str], None] | None = None,
-             band_join: BandJoin | None = None) -> tuple[dict, dict[str, int]]:
+             band_join: BandJoin | None = None,
+             reuse: LookupReuse | None = None) -> tuple[dict, dict[str, int]]:
     """All candidate pairs keyed by (child key, parent key), plus counts per source. ``lap(stage)``
     (optional) is called after each source of candidates, for per-stage timings; ``band_join``
-    (optional) runs value lookups in the engine (``value_candidates``)."""
+    (optional) runs value lookups in the engine and ``reuse`` (optional) takes back the last
+    run's value lookups that still stand (``value_candidates``)."""
     lap = lap or (lambda _stage: None)
     out: dict[tuple, Candidate] = {}
     counts = {"candidates_by_name": 0, "candidates_by_value": 0, "candidates_by_sql": 0}
@@ -406,7 +437,7 @@ def generate(features: Features, settings: DiscoverySettings, joins: list[SqlJoi
         if len(lsh):
             # one lookup per child, each parent once: every accepted pair is a new one
             counts["candidates_by_value"] += sum(put(child, parent, Source.VALUE) for child, parent
-                                                 in value_candidates(features, settings, lsh, parents, band_join))
+                                                 in value_candidates(features, settings, lsh, parents, band_join, reuse))
     lap("candidates by value (LSH)")
 
     if settings.use_values and settings.calendar_keys:

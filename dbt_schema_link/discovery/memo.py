@@ -29,6 +29,7 @@ from dbt_schema_link.discovery.candidates import Candidate, Source
 from dbt_schema_link.discovery.evaluate import Scored
 from dbt_schema_link.discovery.evidence import Block
 from dbt_schema_link.discovery.features import ColInfo, Features, RelInfo
+from dbt_schema_link.discovery.lookup_reuse import KeptLookups
 from dbt_schema_link.discovery.records import Evidence, Signal, Trap
 from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.sqlfacts import SqlFacts, SqlJoin
@@ -71,6 +72,8 @@ class ScoreMemo:
     #: ``len(shared)`` when the table was started: a memo whose table has grown past
     #: ``SHARED_GROWTH`` times that (relinks add what re-scored children say) is not reused
     shared_start: int = 0
+    #: the run's value lookups (``None``: not kept), for the next run's candidates
+    lookups: KeptLookups | None = None
 
     def usable(self, scope: Digest) -> bool:
         """Whether a run of ``scope`` can reuse this memo's scores."""
@@ -88,6 +91,7 @@ class MemoUse:
 
     children_reused: int = 0
     children_scored: int = 0
+    lookups_reused: int = 0  # value lookups whose last answer stood
 
 
 @dataclass

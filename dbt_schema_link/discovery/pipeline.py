@@ -21,7 +21,7 @@ from dbt_schema_link.artifacts.records import ColumnRef, Project
 from dbt_schema_link.collector import collector_paused
 from dbt_schema_link.discovery import composite, memo
 from dbt_schema_link.discovery.bands import BandJoin
-from dbt_schema_link.discovery.candidates import generate
+from dbt_schema_link.discovery.candidates import LookupReuse, generate
 from dbt_schema_link.discovery.declared import declared_links, mark_written
 from dbt_schema_link.discovery.domains import UnionFind
 from dbt_schema_link.discovery.evaluate import Scored
@@ -148,14 +148,19 @@ def _discover(project: Project, profiles: ProfileSet | None, settings: Discovery
         return c in declared_child_classes or (p, c) in declared_classes
 
     # -- candidates and evidence ------------------------------------------------------------
-    cands, cand_counts = generate(features, settings, facts.joins, skip, lap, band_join)
+    scope = memo.scope_digest(project, settings, features.k, facts) if relink is not None else b""
+    lookups = None if relink is None else LookupReuse(
+        relink.previous.lookups if relink.previous is not None and relink.previous.usable(scope) else None)
+    cands, cand_counts = generate(features, settings, facts.joins, skip, lap, band_join, lookups)
     counts.update(cand_counts)
     counts["candidates"] = len(cands)
     say(f"discovery: {len(cands)} candidate pairs "
         f"({cand_counts['candidates_by_name']} by name, {cand_counts['candidates_by_value']} by value, "
         f"{cand_counts['candidates_by_sql']} from SQL)")
-    scope = memo.scope_digest(project, settings, features.k, facts) if relink is not None else b""
     passes = ScoringPasses(cands, features, settings, lineage_uf, facts.joins, relink, scope)
+    if relink is not None and relink.memo is not None and lookups is not None:
+        relink.memo.lookups = lookups.kept
+        relink.use.lookups_reused = lookups.reused
     scored = passes.first(lap)
     if relink is not None and relink.previous is not None:
         say(f"discovery: scores of {relink.use.children_reused} of {len(passes.by_child)} children reused from the "

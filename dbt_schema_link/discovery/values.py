@@ -211,6 +211,22 @@ class ContainmentIndex:
             out.append((part, int(b), int(r)))
         return out
 
+    def partition_uppers(self) -> list:
+        """Each size partition's largest indexed set (``None``: an empty partition)."""
+        return list(self._ensemble.uppers) if self._ensemble is not None else []
+
+    def ensemble_layout(self) -> tuple:
+        """The partitions (lower and upper bounds) and band widths lookups read through."""
+        ensemble = self._ensemble
+        if ensemble is None:
+            return ()
+        return (tuple(ensemble.lowers), tuple(ensemble.uppers),
+                tuple(sorted(int(r) for r in ensemble.indexes[0])) if ensemble.indexes else ())
+
+    def indexed_size(self, key: Hashable) -> int:
+        """The size ``key`` was indexed under (its own, or rounded onto the grid)."""
+        return self._indexed_sizes[key]
+
     def rows_per_band(self) -> list[int]:
         """Every band width the ensemble indexes (a parent is indexed under each)."""
         return sorted(int(r) for r in self._ensemble.indexes[0])
