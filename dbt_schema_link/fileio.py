@@ -9,6 +9,7 @@ import glob
 import os
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -28,6 +29,11 @@ def _remove_stale_temps(path: Path) -> None:
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
+    atomic_write_chunks(path, (data,))
+
+
+def atomic_write_chunks(path: Path, chunks: Iterable[bytes]) -> None:
+    """``atomic_write_bytes`` of the chunks one after another, never all held at once."""
     path.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale_temps(path)
     mode = None
@@ -36,7 +42,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            for chunk in chunks:
+                handle.write(chunk)
             handle.flush()
             os.fsync(handle.fileno())
         if mode is not None:

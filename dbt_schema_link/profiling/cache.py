@@ -17,6 +17,7 @@ from dbt_schema_link import __version__
 from dbt_schema_link.artifacts.records import Relation
 from dbt_schema_link.collector import collector_paused
 from dbt_schema_link.fileio import atomic_write_text
+from dbt_schema_link.profiling.cache_binary import read_binary, remove_binary, write_binary
 from dbt_schema_link.profiling.envelope import relation_profile, relation_profile_to_json
 from dbt_schema_link.profiling.options import ProfileOptions
 from dbt_schema_link.profiling.records import ProfileSet, RelationProfile
@@ -65,19 +66,39 @@ class ProfileCache:
 
     @classmethod
     def load(cls, path: Path) -> "ProfileCache":
+        """The cache at ``path``: from its binary copy when that is the copy of this very file
+        (:mod:`.cache_binary`), else from the JSON, which then writes the copy for the next read."""
         cache = cls(path)
         if not path.exists():
             return cache
+        with collector_paused():
+            copied = read_binary(path)
+        if copied is not None:
+            cache.keys, cache._profiles, cache.builds = copied
+            return cache
+        cache._load_json()
+        cache._write_binary()
+        return cache
+
+    def _write_binary(self) -> None:
+        """The binary copy of what was just read or written (best effort: without it the JSON is read)."""
+        try:
+            write_binary(self.path, self.keys, self._profiles, self.builds)
+        except OSError:
+            remove_binary(self.path)
+
+    def _load_json(self) -> None:
+        cache, path = self, self.path
         # 100,000s of signatures in a warehouse's cache: parsed with the collector paused (see
         # dbt_schema_link.collector), from bytes (a text read decodes line by line, slower than JSON)
         with collector_paused():
             try:
                 data = json.loads(path.read_bytes())
             except (OSError, ValueError, RecursionError):
-                return cache  # a damaged cache is rebuilt, never fatal
+                return  # a damaged cache is rebuilt, never fatal
             if not (isinstance(data, dict) and data.get("format") == CACHE_FORMAT
                     and data.get("format_version") == CACHE_VERSION):
-                return cache
+                return
             entries = data.get("relations")
             if isinstance(entries, dict):
                 # Only entries that read back as a profile of that relation; the rest is re-profiled.
@@ -91,7 +112,6 @@ class ProfileCache:
             builds = data.get("builds")
             if isinstance(builds, list):
                 cache.builds = [b for b in builds if isinstance(b, str)]
-        return cache
 
     def get(self, unique_id: str, key: str) -> RelationProfile | None:
         """The relation's profile when it was stored under ``key`` (else it must be profiled again)."""
@@ -124,3 +144,6 @@ class ProfileCache:
             "failures": [asdict(f) for f in profiles.failures],
         }
         atomic_write_text(self.path, json.dumps(data, indent=1, sort_keys=False) + "\n")
+        # the copy holds what the file holds, in its order
+        self.keys, self.builds = dict(sorted(self.keys.items())), data["builds"]
+        self._write_binary()
