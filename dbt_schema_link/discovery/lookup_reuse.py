@@ -15,7 +15,6 @@ and a rare equal key of unequal minima only makes a lookup stale that was not.
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -101,14 +100,6 @@ def _stale(index: ContainmentIndex, lookups: Mapping[bytes, Lookup], changed: li
     """The lookups that read a band bucket one of ``changed`` (signature, indexed size) falls in."""
     keys = list(lookups)
     signatures = np.stack([np.asarray(lookups[key].signature, dtype=np.uint64) for key in keys])
-    uppers = index.partition_uppers()
-    filled = [(u, part) for part, u in enumerate(uppers) if u is not None]
-    ceilings = [u for u, _ in filled]
-
-    def partition(size: int) -> int | None:
-        at = bisect.bisect_left(ceilings, size)
-        return filled[at][1] if at < len(filled) else None
-
     # per partition, the (b, r) each lookup reads there (0 bands: not read)
     plans: dict[tuple[int, float], list[tuple[int, int, int]]] = {}
     reads: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -124,7 +115,7 @@ def _stale(index: ContainmentIndex, lookups: Mapping[bytes, Lookup], changed: li
     stale = np.zeros(len(keys), dtype=bool)
     child_keys: dict[int, np.ndarray] = {}  # band keys of every lookup, by rows per band
     for signature, size in changed:
-        part = partition(size)
+        part = index.partition_of(size)
         if part is None or part not in reads:
             continue
         bs, rs = reads[part]

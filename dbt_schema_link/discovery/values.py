@@ -117,6 +117,7 @@ class ContainmentIndex:
             # (minutes at 5,000 keys); sizes rounded up onto a 5% grid partition the same way
             items = [(key, sig, coarse_size(size)) for key, sig, size in items]
         self._indexed_sizes = {key: size for key, _, size in items}
+        self._filled: list[tuple[int, int]] | None = None  # (upper, partition) of non-empty partitions
         self._empty = not items
         self._banded = True
         self._ensemble: MinHashLSHEnsemble | None = None
@@ -211,17 +212,12 @@ class ContainmentIndex:
             out.append((part, int(b), int(r)))
         return out
 
-    def partition_uppers(self) -> list:
-        """Each size partition's largest indexed set (``None``: an empty partition)."""
-        return list(self._ensemble.uppers) if self._ensemble is not None else []
-
     def ensemble_layout(self) -> tuple:
         """The partitions (lower and upper bounds) and band widths lookups read through."""
         ensemble = self._ensemble
         if ensemble is None:
             return ()
-        return (tuple(ensemble.lowers), tuple(ensemble.uppers),
-                tuple(sorted(int(r) for r in ensemble.indexes[0])) if ensemble.indexes else ())
+        return tuple(ensemble.lowers), tuple(ensemble.uppers), tuple(self.rows_per_band())
 
     def indexed_size(self, key: Hashable) -> int:
         """The size ``key`` was indexed under (its own, or rounded onto the grid)."""
@@ -232,11 +228,18 @@ class ContainmentIndex:
         return sorted(int(r) for r in self._ensemble.indexes[0])
 
     def partitions(self) -> dict[Hashable, int]:
-        """Each indexed key's size partition, as the ensemble assigned it (by indexed size, the
-        first partition whose largest set is at least that size)."""
-        filled = [(u, part) for part, u in enumerate(self._ensemble.uppers) if u is not None]
-        uppers = [u for u, _ in filled]
-        return {key: filled[bisect.bisect_left(uppers, size)][1] for key, size in self._indexed_sizes.items()}
+        """Each indexed key's size partition, as the ensemble assigned it."""
+        of = self.partition_of
+        return {key: of(size) for key, size in self._indexed_sizes.items()}
+
+    def partition_of(self, size: int) -> int | None:
+        """The partition a set indexed at ``size`` lies in: the first whose largest set is at
+        least that size (``None``: larger than every partition's)."""
+        filled = self._filled
+        if filled is None:
+            filled = self._filled = [(u, part) for part, u in enumerate(self._ensemble.uppers) if u is not None]
+        at = bisect.bisect_left(filled, size, key=lambda item: item[0])
+        return filled[at][1] if at < len(filled) else None
 
 
 def _fast_insert_ok(lsh) -> bool:
