@@ -15,6 +15,7 @@ import marshal
 import sys
 from pathlib import Path
 
+from dbt_schema_link.collector import collector_paused
 from dbt_schema_link.discovery.lookup_reuse import KeptLookups
 from dbt_schema_link.discovery.memo import MEMO_VERSION_TAG, ScoreMemo
 from dbt_schema_link.fileio import atomic_write_bytes
@@ -26,6 +27,7 @@ def _header() -> bytes:
     return f"{MEMO_FORMAT} {MEMO_VERSION_TAG} python{sys.version_info[0]}.{sys.version_info[1]}\n".encode()
 
 
+@collector_paused()  # millions of plain values (dbt_schema_link.collector)
 def read_memo(path: Path) -> ScoreMemo | None:
     """The memo at ``path``, or ``None`` when there is none this version can read."""
     try:

@@ -445,6 +445,7 @@ def fill_compiled_sql(relations: dict[str, Relation], target_dir: Path, project_
             break
 
 
+@collector_paused()  # records built from millions of JSON objects (dbt_schema_link.collector)
 def read_project(target_dir: Path, require_catalog: bool = True, project_dir: Path | None = None) -> Project:
     """Read target/manifest.json (+ catalog.json) into a Project."""
     manifest = load_json(target_dir / "manifest.json", "dbt parse")

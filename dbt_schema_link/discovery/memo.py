@@ -5,7 +5,8 @@ What a child's scores read: the run's scope (settings, signature size, the relat
 declared tests, the SQL facts), its own relation and each candidate parent's relation (record,
 profile, DAG depth and origins: a column's features follow from those and the scope), and its
 candidate list (parents, sources, SQL joins). Candidates are generated afresh every run (cheap next
-to scoring); a child whose digest is unchanged gets its stored scores back, the others are scored.
+to scoring); a child whose candidate list's digest is unchanged, and whose own and parents'
+relations' digests are too, gets its stored scores back, the others are scored.
 The verified pass is kept the same way, its digest adding the exact results of the child's pairs.
 Exact checks themselves run every time: a view over a changed table holds new data under an
 unchanged profile. The result is the one a full run gives; ``tests/discovery/test_relink.py`` and
@@ -25,26 +26,28 @@ import numpy as np
 
 from dbt_schema_link import __version__
 from dbt_schema_link.artifacts.records import Project
-from dbt_schema_link.discovery.candidates import Candidate, Source
+from dbt_schema_link.discovery.candidates import Candidate
 from dbt_schema_link.discovery.evaluate import Scored
 from dbt_schema_link.discovery.evidence import Block
 from dbt_schema_link.discovery.features import ColInfo, Features, RelInfo
 from dbt_schema_link.discovery.lookup_reuse import KeptLookups
 from dbt_schema_link.discovery.records import Evidence, Signal, Trap
 from dbt_schema_link.discovery.settings import DiscoverySettings
-from dbt_schema_link.discovery.sqlfacts import SqlFacts, SqlJoin
+from dbt_schema_link.discovery.sqlfacts import SqlFacts
 from dbt_schema_link.discovery.values import ContainmentEstimate
 from dbt_schema_link.profiling.records import ColumnProfile, ContainmentResult, RelationProfile
 
 #: Bumped when what a stored score holds, or what its digest covers, changes.
-MEMO_VERSION = 2
+MEMO_VERSION = 3
 #: A memo is reused only by the package version that wrote it (scoring changes between versions).
 MEMO_VERSION_TAG = f"{__version__}/{MEMO_VERSION}"
 
 Digest = bytes
 PairKey = tuple[tuple[str, str], tuple[str, str]]
-#: One scored pair as kept, in plain values only: parent key, sources, SQL joins (positions in the
-#: run's joins), raw evidence, confidence, block, trap, estimate, exact result, measured. The
+Child = tuple[str, str]
+#: One scored pair as kept, in plain values only: parent key, raw evidence, confidence, block,
+#: trap, estimate, exact result, measured (its sources and SQL joins are the candidate's, which
+#: the child's digest covers: a reused child's candidates are this run's). The
 #: parent key, each evidence item (signal, strength, detail, contribution) and the trap are
 #: positions in the memo's ``shared`` table: a warehouse's pairs repeat them (897k evidence items,
 #: 108k distinct at 100k columns), and a position reads back without rebuilding its strings.
@@ -140,23 +143,27 @@ def relation_digests(features: Features) -> dict[str, Digest]:
 def _relation_digest(info: RelInfo) -> Digest:
     h = hashlib.blake2b(repr((info.relation, info.depth, sorted(info.origins))).encode(), digest_size=16)
     profile = info.profile
-    if profile is not None:
-        h.update(repr(_RELATION_PROFILE_FIELDS(profile)).encode())
-        for name, col in profile.columns.items():
-            h.update(repr((name, _PROFILE_FIELDS(col), sorted(col.minhash_borrowed))).encode())
-            if col.minhash is not None:
-                h.update(np.asarray(col.minhash).tobytes())
+    if profile is not None:  # one text and one byte string per relation: 100,000s of columns
+        columns = profile.columns.items()
+        h.update(repr((_RELATION_PROFILE_FIELDS(profile),
+                       [(name, _PROFILE_FIELDS(col), sorted(col.minhash_borrowed), col.minhash is not None)
+                        for name, col in columns])).encode())
+        h.update(b"".join(np.asarray(col.minhash).tobytes() for _, col in columns if col.minhash is not None))
     return h.digest()
 
 
-def child_digest(child: ColInfo, cands: list[Candidate], relations: Mapping[str, str],
-                 joins: Mapping[int, int]) -> Digest:
-    """What the scores of ``child``'s candidates were computed from (see the module docstring);
-    ``relations``: each relation's digest as text, ``joins``: each SQL join's position among the
-    run's joins, by ``id``. Asked of every candidate pair: plain attributes only."""
-    return digest(child.key, relations[child.rel.uid],
-                  [(c.parent.key, relations[c.parent.rel.uid], c.sources._value_,
-                    c.joins and tuple(joins[id(j)] for j in c.joins)) for c in cands])
+def child_digest(child: ColInfo, cands: list[Candidate], joins: Mapping[int, int]) -> Digest:
+    """``child``'s candidate list (parents, sources, SQL joins; ``joins``: each SQL join's
+    position among the run's joins, by ``id``). With the digests of the child's and the parents'
+    relations (:func:`changed_relations`), what its scores were computed from (see the module
+    docstring). Asked of every candidate pair: plain attributes only."""
+    return digest(child.key, [(c.parent.key, c.sources._value_, c.joins and tuple(joins[id(j)] for j in c.joins))
+                              for c in cands])
+
+
+def changed_relations(previous: Mapping[str, Digest], now: Mapping[str, Digest]) -> set[str]:
+    """Relations whose digest differs from the last run's (or that it did not have)."""
+    return {uid for uid, d in now.items() if previous.get(uid) != d}
 
 
 def verified_digest(first: Digest, keys: Iterable[PairKey], exacts: Mapping[PairKey, ContainmentResult]) -> Digest:
@@ -187,11 +194,11 @@ class Interner:
         return i
 
 
-def stored(items: Iterable[Scored], joins: Mapping[int, int], shared: Interner) -> bytes:
-    """A child's scored pairs as one ``marshal`` blob (``Stored`` tuples; ``joins``: each SQL
-    join's position among the run's joins, by ``id``; ``shared``: positions in the memo's table)."""
+def stored(items: Iterable[Scored], shared: Interner) -> bytes:
+    """A child's scored pairs as one ``marshal`` blob (``Stored`` tuples; ``shared``: positions in
+    the memo's table)."""
     return marshal.dumps(tuple(
-        (shared(s.cand.parent.key), s.cand.sources._value_, tuple(joins[id(j)] for j in s.cand.joins),
+        (shared(s.cand.parent.key),
          tuple(shared((e.signal._value_, e.strength, e.detail, e.contribution)) for e in s.raw),
          s.confidence, None if s.block is None else s.block._value_,
          None if s.trap is None else shared((s.trap[0]._value_, s.trap[1])),
@@ -218,8 +225,8 @@ class Restorer:
     ``shared`` table of one memo; each shared value is made into its record once (a warehouse's
     pairs repeat "both integer" hundreds of thousands of times)."""
 
-    def __init__(self, features: Features, joins: list[SqlJoin], shared: list) -> None:
-        self.features, self.joins, self.shared = features, joins, shared
+    def __init__(self, cands: Mapping[PairKey, Candidate], shared: list) -> None:
+        self.cands, self.shared = cands, shared
         self._made: list = [None] * len(shared)
 
     def _evidence(self, i: int) -> Evidence:
@@ -229,12 +236,14 @@ class Restorer:
             e = self._made[i] = Evidence(Signal(fields[0]), *fields[1:])
         return e
 
-    def __call__(self, child: ColInfo, blob: bytes) -> list[Scored]:
+    def __call__(self, child: Child, blob: bytes) -> list[Scored]:
+        """The stored scores of ``child``, whose candidate list is this run's (its digest is
+        unchanged): each pair's candidate is this run's record of it."""
         out: list[Scored] = []
-        by_ref, shared, joins, made, evidence = self.features.by_ref, self.shared, self.joins, self._made, self._evidence
-        for parent, sources, join_ids, raw, conf, block, trap, estimate, exact, measured in marshal.loads(blob):
+        cands, shared, made, evidence = self.cands, self.shared, self._made, self._evidence
+        for parent, raw, conf, block, trap, estimate, exact, measured in marshal.loads(blob):
             kept = tuple(made[i] or evidence(i) for i in raw)
-            cand = Candidate(child, by_ref[shared[parent]], Source(sources), join_ids and tuple(joins[i] for i in join_ids))
+            cand = cands[(child, shared[parent])]
             if trap is not None:
                 code, detail = shared[trap]
                 trap = (Trap(code), detail)

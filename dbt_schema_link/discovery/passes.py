@@ -36,14 +36,14 @@ class ScoringPasses:
         self.memo: ScoreMemo | None = None  # this run's, when there is a relink
         self.previous: ScoreMemo | None = None  # the last run's, when it can be used
         self.digests: dict[Child, Digest] = {}
-        self.join_ids = {id(join): i for i, join in enumerate(joins)}
+        #: children whose own or a candidate parent's relation changed since the last run
+        self.touched: set[Child] = set()
         self.restore: memos.Restorer | None = None
         self.shared: memos.Interner | None = None
         if relink is not None:
             relations = memos.relation_digests(features)
-            texts = {uid: d.hex() for uid, d in relations.items()}
-            self.digests = {child: memos.child_digest(cands[keys[0]].child, [cands[k] for k in keys], texts,
-                                                      self.join_ids)
+            join_ids = {id(join): i for i, join in enumerate(joins)}
+            self.digests = {child: memos.child_digest(cands[keys[0]].child, [cands[k] for k in keys], join_ids)
                             for child, keys in self.by_child.items()}
             previous = relink.previous
             self.memo = relink.memo = ScoreMemo(memos.MEMO_VERSION_TAG, scope, relations)
@@ -51,7 +51,11 @@ class ScoringPasses:
                 self.previous = previous
                 # the same table, appended to: the reused children's blobs point into it
                 self.memo.shared, self.memo.shared_start = previous.shared, previous.shared_start
-                self.restore = memos.Restorer(features, joins, previous.shared)
+                self.restore = memos.Restorer(cands, previous.shared)
+                changed = memos.changed_relations(previous.relations, relations)
+                self.touched = {child for child, keys in self.by_child.items()
+                                if any(cands[k].child.rel.uid in changed or cands[k].parent.rel.uid in changed
+                                       for k in keys)} if changed else set()
             self.shared = memos.Interner(self.memo.shared)
 
     @property
@@ -73,10 +77,11 @@ class ScoringPasses:
         if self.previous is None or self.restore is None:
             return {}
         out = {}
+        touched = self.touched
         for child, digest in digests.items():
             entry = entries.get(child)
-            if entry is not None and entry[0] == digest:
-                out[child] = self.restore(self.cands[self.by_child[child][0]].child, entry[1])
+            if entry is not None and entry[0] == digest and child not in touched:
+                out[child] = self.restore(child, entry[1])
         return out
 
     def _estimate(self, children: list[Child]) -> None:
@@ -98,7 +103,7 @@ class ScoringPasses:
     def _keep(self, kept: dict[Child, ChildScores] | None, child: Child, digest: Digest, items: list[Scored],
               previous: ChildScores | None) -> None:
         if kept is not None:
-            kept[child] = previous if previous is not None else (digest, memos.stored(items, self.join_ids, self.shared))
+            kept[child] = previous if previous is not None else (digest, memos.stored(items, self.shared))
 
     def first(self, lap: Callable[[str], None] = lambda _stage: None) -> dict[PairKey, Scored]:
         """Every candidate scored without exact results, at most ``max_candidates_per_child`` per

@@ -113,6 +113,22 @@ class Domain:
         )
 
 
+def document_text(document: Mapping[str, Any]) -> str:
+    """``document`` as indented JSON text whose lists hold one item per line. ``json.dumps`` with
+    an indent runs the pure-Python encoder (a third of a second for 10,000 links); each item here
+    is one call of the C encoder, and a changed link is a one-line diff."""
+    parts = []
+    for key, value in document.items():
+        name = json.dumps(key, ensure_ascii=False)
+        if isinstance(value, list) and value:
+            items = ",\n    ".join(json.dumps(item, ensure_ascii=False) for item in value)
+            parts.append(f"  {name}: [\n    {items}\n  ]")
+        else:
+            text = json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  ")
+            parts.append(f"  {name}: {text}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
 @dataclass
 class StageTimings:
     """Wall-clock seconds per :func:`discover` stage, in the order they ran. Not part of
@@ -195,9 +211,10 @@ class LinkSet:
         }
 
     def to_json(self) -> str:
-        """Deterministic JSON text (``links.json``): sorted, indented, newline-terminated."""
+        """Deterministic JSON text (``links.json``): sorted, newline-terminated, one link (domain,
+        rejection) per line."""
         with collector_paused():  # a document of 100,000s of small objects, freed right after
-            return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
+            return document_text(self.to_dict())
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], where: str = "links file") -> LinkSet:

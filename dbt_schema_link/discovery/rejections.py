@@ -60,9 +60,11 @@ def _containment_rejections(scored: dict, settings: DiscoverySettings, taken: se
         kind = _shortfall(s, share, verified, named, settings)
         if kind is None:
             continue
-        names_only = confidence([e for e in s.raw if e.signal not in VALUE_SIGNALS], s.measured)
         child_class = cls(s.cand.child.key)
-        if names_only < settings.min_confidence or child_class in taken:
+        if child_class in taken:
+            continue
+        names_only = confidence([e for e in s.raw if e.signal not in VALUE_SIGNALS], s.measured)
+        if names_only < settings.min_confidence:
             continue
         if child_class not in best or names_only > best[child_class][0]:
             best[child_class] = (names_only, s, kind, share, verified)

@@ -6,6 +6,7 @@ for DuckDB, PostgreSQL, Snowflake, BigQuery, Redshift, Databricks and SQLite spe
 
 from __future__ import annotations
 
+import functools
 import re
 from enum import Enum
 
@@ -52,6 +53,7 @@ _UUID = {"uuid", "uniqueidentifier", "guid"}
 _PARAMS = re.compile(r"\((.*?)\)")
 
 
+@functools.lru_cache(maxsize=4096)  # asked of every column: a warehouse has a few dozen type strings
 def family_of(data_type: str | None) -> TypeFamily:
     """The family of a warehouse type string (``None``/empty: UNKNOWN)."""
     if not data_type or not data_type.strip():

@@ -6,10 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from dbt_schema_link.artifacts.records import Project
+from dbt_schema_link.collector import collector_paused
 from dbt_schema_link.profiling.cache import ProfileCache
 from dbt_schema_link.profiling.records import ProfileSet
 
 
+@collector_paused()  # 100,000s of column profiles (dbt_schema_link.collector)
 def stored_profiles(path: Path, project: Project) -> ProfileSet | None:
     if not path.exists():
         return None
