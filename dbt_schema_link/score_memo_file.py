@@ -38,19 +38,20 @@ def read_memo(path: Path) -> ScoreMemo | None:
     if not data.startswith(header):
         return None
     try:
-        version, scope, relations, first, final, shared, shared_start, lookups = marshal.loads(data[len(header):])
+        (version, scope, relations, first, final, shared, shared_start, lookups, names, roles,
+         calendars) = marshal.loads(data[len(header):])
         kept = None if lookups is None else KeptLookups(*lookups)
     except (EOFError, ValueError, TypeError):
         return None
-    if not (isinstance(scope, bytes) and all(isinstance(x, dict) for x in (relations, first, final))
-            and isinstance(shared, list) and isinstance(shared_start, int)):
+    if not (isinstance(scope, bytes) and all(isinstance(x, dict) for x in (relations, first, final, names, roles))
+            and isinstance(shared, list) and isinstance(shared_start, int) and isinstance(calendars, tuple)):
         return None
-    return ScoreMemo(version, scope, relations, first, final, shared, shared_start, kept)
+    return ScoreMemo(version, scope, relations, first, final, shared, shared_start, kept, names, roles, calendars)
 
 
 def write_memo(path: Path, memo: ScoreMemo) -> None:
     lookups = None if memo.lookups is None else tuple(getattr(memo.lookups, f.name)
                                                       for f in dataclasses.fields(memo.lookups))
     payload = (memo.version, memo.scope, memo.relations, memo.first, memo.final, memo.shared, memo.shared_start,
-               lookups)
+               lookups, memo.names, memo.roles, memo.calendars)
     atomic_write_bytes(path, _header() + marshal.dumps(payload))

@@ -21,9 +21,9 @@ never two copies of one column (lineage), never a parent that cannot be a key.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from enum import Flag, auto
+from enum import Enum, Flag, auto
 
 from dbt_schema_link.discovery import bands, lookup_reuse
 from dbt_schema_link.discovery.bands import BandJoin, Lookup
@@ -34,6 +34,9 @@ from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.sqlfacts import SqlJoin
 from dbt_schema_link.discovery.types import TypeFamily
 from dbt_schema_link.discovery.values import ContainmentIndex
+
+#: A column's key: (relation unique_id, column name).
+ColKey = tuple[str, str]
 
 #: Most parents one name lookup may add (a name shared by hundreds of unique columns).
 LOOKUP_CAP = 50
@@ -128,6 +131,79 @@ def build_name_index(features: Features) -> NameIndex:
                 cols.sort(key=lambda c: (-c.pk_score, c.rel.depth, str(c.ref)))
                 del cols[LOOKUP_CAP:]
     return index
+
+
+class NameTable(Enum):
+    """The tables of a :class:`NameIndex`, for what it files a relation under and what a lookup
+    reads (:func:`index_keys`, :func:`lookup_keys`)."""
+
+    NORM = auto()
+    RELATION_KEY = auto()
+    KEY_HEAD = auto()
+    AFFIX = auto()
+    INITIALISM = auto()
+    ENDS = auto()
+    PEOPLE = auto()  # one entry: the list of people relations
+
+
+NameKey = tuple[NameTable, object]
+
+
+#: Which of a relation's columns the name index files: those that can be parents by name, and its
+#: keys (positions in ``RelInfo.columns``; :func:`name_roles`).
+NameRoles = tuple[tuple[int, ...], tuple[int, ...]]
+
+
+def name_roles(rel: RelInfo) -> NameRoles:
+    """The columns of ``rel`` the name index files as parents by name and as keys: with the
+    relation's names, what its entries follow from (:func:`index_keys`)."""
+    return (tuple(c.position for c in rel.columns if can_be_parent(c) and not c.parts.generic),
+            tuple(c.position for c in rel.key_columns))
+
+
+def index_keys(rel: RelInfo, roles: NameRoles) -> set[NameKey]:
+    """The entries of the name index ``build_name_index`` files ``rel`` under, with ``roles`` its
+    columns' roles (this run's, or the last run's for the same names). A relink
+    (:func:`.memo.unaffected`) generates again the candidates of every column whose lookups read
+    an entry a changed relation is filed under, before or after the change."""
+    parents, keyed = roles
+    keys: set[NameKey] = {(NameTable.NORM, rel.columns[i].parts.norm) for i in parents}
+    if not keyed:
+        return keys
+    for key, weight in rel.names.keys.items():
+        keys.add((NameTable.RELATION_KEY, key))
+        if weight >= KEY.names_relation_min:
+            keys.update((NameTable.AFFIX, affix) for affix in affixes(key))
+            keys.update((NameTable.INITIALISM, short) for short in initialisms(rel.names.key_words.get(key, (key,))))
+            keys.add((NameTable.ENDS, (key[0], key[-1])))
+    keys.update((NameTable.KEY_HEAD, rel.columns[i].parts.head_key) for i in keyed
+                if not rel.columns[i].parts.generic)
+    if rel.names.people > 0:
+        keys.add((NameTable.PEOPLE, None))
+    return keys
+
+
+def lookup_keys(parts: NameParts, index: NameIndex) -> set[NameKey]:
+    """Every entry of ``index`` that ``name_candidates`` reads for a column named ``parts`` (a role
+    name reads its own relation's keys besides). The fuzzy fallbacks are read where the word
+    names no relation: an entry of a relation key not read again holds what it held last run."""
+    keys: set[NameKey] = set()
+    if not parts.generic:
+        keys.add((NameTable.NORM, parts.norm))
+    for gram in parts.head_ngrams():
+        keys.add((NameTable.RELATION_KEY, gram))
+        keys.add((NameTable.KEY_HEAD, gram))
+        if index.by_relation_key.get(gram):
+            continue
+        if len(gram) >= 3:
+            keys.add((NameTable.AFFIX, gram))
+        if len(gram) >= 2 and may_abbreviate(parts):
+            keys.add((NameTable.INITIALISM, gram))
+            if len(gram) >= 3:
+                keys.add((NameTable.ENDS, (gram[0], gram[-1])))
+    if parts.role is not None:
+        keys.add((NameTable.PEOPLE, None))
+    return keys
 
 
 def name_candidates(child: ColInfo, index: NameIndex, limit: int,
@@ -324,12 +400,13 @@ def _large_enough_for_the_engine(features: Features, settings: DiscoverySettings
 
 def value_candidates(features: Features, settings: DiscoverySettings, lsh: ContainmentIndex,
                      parents: list[ColInfo], band_join: BandJoin | None = None,
-                     reuse: LookupReuse | None = None) -> Iterator[tuple[ColInfo, ColInfo]]:
-    """(child, parent) pairs the LSH finds by value, child by child. An index built without band
-    tables (``value_index(bands=False)``) has ``band_join`` run every lookup as one join in the
-    engine (:mod:`.bands`); the pairs are the same as Python's lookups give. ``reuse`` (Python's
-    lookups only): the last run's answers that still stand are taken back (:mod:`.lookup_reuse`),
-    and this run's are kept in ``reuse.kept``."""
+                     reuse: LookupReuse | None = None) -> dict[ColKey, list[ColInfo]]:
+    """The parents the LSH finds by value for each child that has a value lookup, children in
+    column order. An index built without band tables (``value_index(bands=False)``) has
+    ``band_join`` run every lookup as one join in the engine (:mod:`.bands`); the pairs are the
+    same as Python's lookups give. ``reuse``: the last run's answers that still stand are taken
+    back (Python's lookups only, :mod:`.lookup_reuse`), this run's are kept in ``reuse.kept``, and
+    the children whose lookup found other parents than last run's are ``reuse.changed``."""
     exact = len(parents) <= EXACT_VALUE_LOOKUP_PARENTS
     cap = VALUE_LOOKUP_FACTOR * settings.max_candidates_per_child
     # a partition whose largest parent is narrower than the child holds only CHILD_WIDER pairs
@@ -346,15 +423,15 @@ def value_candidates(features: Features, settings: DiscoverySettings, lsh: Conta
             need = _need(child, settings)
             lookups[key] = Lookup(child.signature, child.distinct, 0.0 if exact else need * fraction, need)
     answered: dict[tuple[bytes, int], list[list[int]]] = {}
-    if not lsh.has_bands:  # built for lookups in the engine (``generate``)
+    in_engine = not lsh.has_bands  # built for lookups in the engine (``generate``): nothing taken back
+    if in_engine:
         if band_join is None:
             raise ValueError("an index without band tables looks up through a band_join")
         answered = dict(zip(lookups, bands.engine_lookups(
             lsh, [p.signature for p in parents], list(lookups.values()), max_bucket, band_join,
             0 if exact else cap, widths)))
-        reuse = None
     picks: dict[tuple[bytes, int], list[int]] = {}
-    if reuse is not None:
+    if reuse is not None and not in_engine:
         digests = {key: lookup_reuse.lookup_key(look) for key, look in lookups.items()}
         layout = lookup_reuse.layout_digest(lsh, exact, fraction, cap, max_bucket)
         keys = [p.key for p in parents]
@@ -364,6 +441,7 @@ def value_candidates(features: Features, settings: DiscoverySettings, lsh: Conta
                                                    {digests[key]: look for key, look in lookups.items()})
         picks = {key: by_digest[d] for key, d in digests.items() if d in by_digest}
         reuse.reused = len(picks)
+    taken_back = set(picks)
     for key, look in lookups.items():
         if key in picks:
             continue
@@ -372,24 +450,145 @@ def value_candidates(features: Features, settings: DiscoverySettings, lsh: Conta
         picks[key] = [i for part in parts for i in part] if exact else tightest_containers(parts, look.need, cap,
                                                                                            widths)
     if reuse is not None:
-        reuse.kept = lookup_reuse.kept(layout, keys, sigs, sizes, widths, {digests[key]: picks[key] for key in lookups})
+        if in_engine:
+            reuse.changed = {child.key for child, _ in children}
+        else:
+            answers = {digests[key]: picks[key] for key in lookups}
+            same = lookup_reuse.unchanged_answers(
+                reuse.previous, keys, {digests[key]: picks[key] for key in lookups if key not in taken_back})
+            reuse.changed = {child.key for child, key in children if key not in taken_back and digests[key] not in same}
+            reuse.kept = lookup_reuse.kept(layout, keys, sigs, sizes, widths, answers)
     found: dict[tuple[bytes, int], list[ColInfo]] = {}
+    out: dict[ColKey, list[ColInfo]] = {}
     for child, key in children:
         hits = found.get(key)
         if hits is None:
             hits = found[key] = [parents[i] for i in picks[key]]
-        for parent in hits:
-            yield child, parent
+        out[child.key] = hits
+    return out
 
 
 @dataclass
 class LookupReuse:
     """Value lookups across runs: ``previous`` (the last run's, or ``None``) is read; ``kept``
-    (this run's) and ``reused`` (how many answers were taken back) are filled in."""
+    (this run's), ``reused`` (how many answers were taken back) and ``changed`` (the children
+    whose lookup found other parents than the last run's, or had none then) are filled in."""
 
     previous: lookup_reuse.KeptLookups | None = None
     kept: lookup_reuse.KeptLookups | None = None
     reused: int = 0
+    changed: set[ColKey] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class CandidateCounts:
+    """Candidate pairs, by what proposed them (a pair two sources propose counts in both)."""
+
+    by_name: int = 0
+    by_value: int = 0  # value lookups and calendars
+    by_sql: int = 0
+    total: int = 0
+
+    def __add__(self, other: CandidateCounts) -> CandidateCounts:
+        return CandidateCounts(self.by_name + other.by_name, self.by_value + other.by_value,
+                               self.by_sql + other.by_sql, self.total + other.total)
+
+    def as_counts(self) -> dict[str, int]:
+        return {"candidates_by_name": self.by_name, "candidates_by_value": self.by_value,
+                "candidates_by_sql": self.by_sql}
+
+
+NO_CANDIDATES = CandidateCounts()
+
+
+class CandidateSources:
+    """Every source of candidate pairs made ready once — the name index, the value lookups, the
+    calendars, the SQL joins by column — so that one child's candidates (``of``) are dictionary
+    reads: ``generate`` asks it of every column, a relink (:mod:`.passes`) only of the columns
+    whose candidates may have changed since the last run."""
+
+    def __init__(self, features: Features, settings: DiscoverySettings, joins: list[SqlJoin],
+                 skip: Callable[[ColInfo, ColInfo], bool], lap: Callable[[str], None] | None = None,
+                 band_join: BandJoin | None = None, reuse: LookupReuse | None = None) -> None:
+        """``lap(stage)`` (optional) is called after each source is ready, for per-stage timings;
+        ``band_join`` (optional) runs value lookups in the engine and ``reuse`` (optional) takes
+        back the last run's value lookups that still stand (``value_candidates``)."""
+        lap = lap or (lambda _stage: None)
+        self.skip, self.limit = skip, settings.max_name_candidates_per_child
+        self.names = build_name_index(features) if settings.use_names else None
+        self._ranked: dict[NameParts, list[ColInfo]] = {}  # name_candidates' memo, one per run
+        lap("candidates by name")
+        self.by_value: dict[ColKey, list[ColInfo]] = {}
+        if settings.use_values and features.k:
+            # lookups in the engine need the index's layout, not its band tables
+            in_engine = band_join is not None and _large_enough_for_the_engine(features, settings)
+            lsh, parents = value_index(features, settings, bands=not in_engine)
+            if len(lsh):
+                self.by_value = value_candidates(features, settings, lsh, parents, band_join, reuse)
+        #: the children whose value lookup found other parents than the last run's (or had none then)
+        self.changed_lookups: set[ColKey] = reuse.changed if reuse is not None else set(self.by_value)
+        lap("candidates by value (LSH)")
+        self.days = calendars(features) if settings.use_values and settings.calendar_keys else []
+        lap("candidates by calendar")
+        self.by_sql: dict[ColKey, list[tuple[ColInfo, SqlJoin]]] = {}  # both ways, in the joins' order
+        for join in joins:
+            a, b = features.col(join.left), features.col(join.right)
+            if a is not None and b is not None:
+                self.by_sql.setdefault(a.key, []).append((b, join))
+                self.by_sql.setdefault(b.key, []).append((a, join))
+        lap("candidates from SQL")
+
+    def of(self, child: ColInfo) -> tuple[list[Candidate], CandidateCounts]:
+        """``child``'s candidates — by name, by value, by calendar, from SQL, in that order — and
+        their counts. Never the column itself, a blocked pair (``skip``) or a child that cannot be one."""
+        if not can_be_child(child):
+            return [], NO_CANDIDATES
+        skip = self.skip
+        out: dict[ColKey, Candidate] = {}
+        if self.names is not None:
+            for parent in name_candidates(child, self.names, self.limit, self._ranked):
+                if not skip(child, parent):  # one lookup per child, each parent once
+                    out[parent.key] = Candidate(child, parent, Source.NAME)
+        by_name, by_value = len(out), 0
+        for parent in self.by_value.get(child.key, ()):
+            if parent is child or skip(child, parent):
+                continue
+            by_value += 1
+            cand = out.get(parent.key)
+            if cand is None:
+                out[parent.key] = Candidate(child, parent, Source.VALUE)
+            else:
+                cand.sources |= Source.VALUE
+        for parent in (self.days if child.day_values else ()):
+            if parent.key not in out and parent is not child and keys_calendar(child, parent) and not skip(child, parent):
+                by_value += 1
+                out[parent.key] = Candidate(child, parent, Source.VALUE)
+        joined: set[ColKey] = set()
+        for parent, join in self.by_sql.get(child.key, ()):
+            if parent is child or skip(child, parent):
+                continue
+            joined.add(parent.key)
+            cand = out.get(parent.key)
+            if cand is None:
+                cand = out[parent.key] = Candidate(child, parent, Source.SQL)
+            else:
+                cand.sources |= Source.SQL
+            cand.joins = (*cand.joins, join)
+        return list(out.values()), CandidateCounts(by_name, by_value, len(joined), len(out))
+
+
+def pairs(sources: CandidateSources, children: Iterable[ColInfo]) -> tuple[dict, dict[ColKey, CandidateCounts]]:
+    """The candidates of ``children`` keyed by (child key, parent key), child by child in their
+    order, and the counts of each child that has any."""
+    out: dict[tuple, Candidate] = {}
+    counts: dict[ColKey, CandidateCounts] = {}
+    for child in children:
+        cands, n = sources.of(child)
+        if cands:
+            counts[child.key] = n
+            for cand in cands:
+                out[(child.key, cand.parent.key)] = cand
+    return out, counts
 
 
 def generate(features: Features, settings: DiscoverySettings, joins: list[SqlJoin],
@@ -397,63 +596,7 @@ def generate(features: Features, settings: DiscoverySettings, joins: list[SqlJoi
              lap: Callable[[str], None] | None = None,
              band_join: BandJoin | None = None,
              reuse: LookupReuse | None = None) -> tuple[dict, dict[str, int]]:
-    """All candidate pairs keyed by (child key, parent key), plus counts per source. ``lap(stage)``
-    (optional) is called after each source of candidates, for per-stage timings; ``band_join``
-    (optional) runs value lookups in the engine and ``reuse`` (optional) takes back the last
-    run's value lookups that still stand (``value_candidates``)."""
-    lap = lap or (lambda _stage: None)
-    out: dict[tuple, Candidate] = {}
-    counts = {"candidates_by_name": 0, "candidates_by_value": 0, "candidates_by_sql": 0}
-    sql_pairs: set[tuple] = set()  # counted as proposed (flag arithmetic over every candidate is slow)
-
-    def put(child: ColInfo, parent: ColInfo, source: Source, join: SqlJoin | None = None) -> bool:
-        if child is parent or not can_be_child(child) or skip(child, parent):
-            return False
-        key = (child.key, parent.key)
-        if source is Source.SQL:
-            sql_pairs.add(key)
-        cand = out.get(key)
-        if cand is None:
-            cand = out[key] = Candidate(child, parent, source)
-        else:
-            cand.sources |= source
-        if join is not None:
-            cand.joins = (*cand.joins, join)
-        return True
-
-    if settings.use_names:
-        index = build_name_index(features)
-        memo: dict[NameParts, list[ColInfo]] = {}
-        for child in features.columns:
-            for parent in name_candidates(child, index, settings.max_name_candidates_per_child, memo):
-                put(child, parent, Source.NAME)
-        counts["candidates_by_name"] = len(out)  # one lookup per child, each parent once
-    lap("candidates by name")
-
-    if settings.use_values and features.k:
-        # lookups in the engine need the index's layout, not its band tables
-        in_engine = band_join is not None and _large_enough_for_the_engine(features, settings)
-        lsh, parents = value_index(features, settings, bands=not in_engine)
-        if len(lsh):
-            # one lookup per child, each parent once: every accepted pair is a new one
-            counts["candidates_by_value"] += sum(put(child, parent, Source.VALUE) for child, parent
-                                                 in value_candidates(features, settings, lsh, parents, band_join, reuse))
-    lap("candidates by value (LSH)")
-
-    if settings.use_values and settings.calendar_keys:
-        days = calendars(features)
-        for child in (features.columns if days else ()):
-            for parent in (days if child.day_values else ()):
-                if keys_calendar(child, parent) and (child.key, parent.key) not in out:
-                    counts["candidates_by_value"] += put(child, parent, Source.VALUE)
-    lap("candidates by calendar")
-
-    for join in joins:
-        a, b = features.col(join.left), features.col(join.right)
-        if a is None or b is None:
-            continue
-        put(a, b, Source.SQL, join)
-        put(b, a, Source.SQL, join)
-    counts["candidates_by_sql"] = len(sql_pairs)
-    lap("candidates from SQL")
-    return out, counts
+    """All candidate pairs keyed by (child key, parent key), children in column order, plus counts
+    per source (see :class:`CandidateSources` for the arguments)."""
+    out, counts = pairs(CandidateSources(features, settings, joins, skip, lap, band_join, reuse), features.columns)
+    return out, sum(counts.values(), NO_CANDIDATES).as_counts()

@@ -131,3 +131,18 @@ def _stale(index: ContainmentIndex, lookups: Mapping[bytes, Lookup], changed: li
             read = np.arange(hit.shape[1])[None, :] < bs[rows][:, None]
             stale[rows[(hit & read).any(axis=1)]] = True
     return {key for key, s in zip(keys, stale.tolist()) if s}
+
+
+def unchanged_answers(previous: KeptLookups | None, parents: Sequence[ColKey],
+                      answers: Mapping[bytes, Sequence[int]]) -> set[bytes]:
+    """The lookups asked again whose answer (positions in ``parents``) names the parents the last
+    run's did, in its order: the candidates of their children are the last run's."""
+    if previous is None or not previous.answers:
+        return set()
+    out = set()
+    for key, found in answers.items():
+        before = previous.answers.get(key)
+        if before is not None and len(before) == len(found) and \
+                all(previous.parents[j] == parents[i] for i, j in zip(found, before)):
+            out.add(key)
+    return out

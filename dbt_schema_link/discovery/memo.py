@@ -4,9 +4,13 @@ they were computed from, so the next run re-scores only the children whose input
 What a child's scores read: the run's scope (settings, signature size, the relations there are,
 declared tests, the SQL facts), its own relation and each candidate parent's relation (record,
 profile, DAG depth and origins: a column's features follow from those and the scope), and its
-candidate list (parents, sources, SQL joins). Candidates are generated afresh every run (cheap next
-to scoring); a child whose candidate list's digest is unchanged, and whose own and parents'
-relations' digests are too, gets its stored scores back, the others are scored.
+candidate list (parents, sources, SQL joins). A child gets its stored scores back when its
+candidate list's digest is unchanged and its own and its parents' relations' digests are too; the
+others are scored. Most children's candidates are not even generated again: where no relation
+whose digest changed is the child's own or one of its last parents, is filed under a name-index
+entry its name looks up (:func:`.candidates.index_keys`, :func:`.candidates.lookup_keys`; the
+changed relations' column names unchanged), holds a calendar, and its value lookup's last answer
+stands (:mod:`.lookup_reuse`), its candidates are the last run's (:func:`unaffected`).
 The verified pass is kept the same way, its digest adding the exact results of the child's pairs.
 Exact checks themselves run every time: a view over a changed table holds new data under an
 unchanged profile. The result is the one a full run gives; ``tests/discovery/test_relink.py`` and
@@ -26,37 +30,41 @@ import numpy as np
 
 from dbt_schema_link import __version__
 from dbt_schema_link.artifacts.records import Project
-from dbt_schema_link.discovery.candidates import Candidate
+from dbt_schema_link.discovery.candidates import (
+    Candidate, CandidateCounts, CandidateSources, NameRoles, Source, index_keys, lookup_keys, name_roles,
+)
 from dbt_schema_link.discovery.evaluate import Scored
 from dbt_schema_link.discovery.evidence import Block
 from dbt_schema_link.discovery.features import ColInfo, Features, RelInfo
 from dbt_schema_link.discovery.lookup_reuse import KeptLookups
+from dbt_schema_link.discovery.names import NameParts
 from dbt_schema_link.discovery.records import Evidence, Signal, Trap
 from dbt_schema_link.discovery.settings import DiscoverySettings
-from dbt_schema_link.discovery.sqlfacts import SqlFacts
+from dbt_schema_link.discovery.sqlfacts import SqlFacts, SqlJoin
 from dbt_schema_link.discovery.values import ContainmentEstimate
 from dbt_schema_link.profiling.records import ColumnProfile, ContainmentResult, RelationProfile
 
 #: Bumped when what a stored score holds, or what its digest covers, changes.
-MEMO_VERSION = 3
+MEMO_VERSION = 4
 #: A memo is reused only by the package version that wrote it (scoring changes between versions).
 MEMO_VERSION_TAG = f"{__version__}/{MEMO_VERSION}"
 
 Digest = bytes
 PairKey = tuple[tuple[str, str], tuple[str, str]]
 Child = tuple[str, str]
-#: One scored pair as kept, in plain values only: parent key, raw evidence, confidence, block,
-#: trap, estimate, exact result, measured (its sources and SQL joins are the candidate's, which
-#: the child's digest covers: a reused child's candidates are this run's). The
+#: One scored pair as kept, in plain values only: parent key, sources, SQL joins (positions in the
+#: run's joins), raw evidence, confidence, block, trap, estimate, exact result, measured. The
 #: parent key, each evidence item (signal, strength, detail, contribution) and the trap are
 #: positions in the memo's ``shared`` table: a warehouse's pairs repeat them (897k evidence items,
 #: 108k distinct at 100k columns), and a position reads back without rebuilding its strings.
 #: The child is the entry's key.
 Stored = tuple
-#: A child's kept scores: the digest they were computed from, and its scored pairs as one
-#: ``marshal`` blob (a warehouse's memo is millions of pairs: as bytes they are one object per
-#: child, not dozens per pair, and a reused child's blob is written back as it was read).
-ChildScores = tuple[Digest, bytes]
+#: A child's kept scores: the digest they were computed from, its scored pairs as one ``marshal``
+#: blob (a warehouse's memo is millions of pairs: as bytes they are one object per child, not
+#: dozens per pair, and a reused child's blob is written back as it was read) and, before
+#: verification, its candidates' ``CandidateCounts`` fields and parent relations (positions in
+#: ``shared``): what a child whose candidates are not generated again adds to the run.
+ChildScores = tuple[Digest, bytes, tuple | None]
 
 
 @dataclass
@@ -77,6 +85,12 @@ class ScoreMemo:
     shared_start: int = 0
     #: the run's value lookups (``None``: not kept), for the next run's candidates
     lookups: KeptLookups | None = None
+    #: relation unique_id -> the digest of its column names and its columns' roles in the name
+    #: index (``candidates.name_roles``): with the scope, what its name-index entries follow from
+    names: dict[str, Digest] = field(default_factory=dict)
+    roles: dict[str, NameRoles] = field(default_factory=dict)
+    #: the run's calendar keys (``candidates.calendars``)
+    calendars: tuple = ()
 
     def usable(self, scope: Digest) -> bool:
         """Whether a run of ``scope`` can reuse this memo's scores."""
@@ -94,6 +108,7 @@ class MemoUse:
 
     children_reused: int = 0
     children_scored: int = 0
+    children_generated: int = 0  # children whose candidates were generated (the others' are the last run's)
     lookups_reused: int = 0  # value lookups whose last answer stood
 
 
@@ -152,6 +167,47 @@ def _relation_digest(info: RelInfo) -> Digest:
     return h.digest()
 
 
+def name_digests(features: Features) -> dict[str, Digest]:
+    """Each relation's column names, as a digest (its columns' ``NameRoles`` are positions in them)."""
+    return {uid: digest([c.ref.column for c in info.columns]) for uid, info in features.relations.items()}
+
+
+def unaffected(previous: ScoreMemo, changed: set[str], names: Mapping[str, Digest], features: Features,
+               sources: CandidateSources) -> dict[Child, ChildScores | None]:
+    """The children whose candidates are the last run's, with their stored scores (``None``: the
+    child had no candidates), given the relations whose digest ``changed``: see the module
+    docstring for the rule. Nothing when a changed relation's column names changed (its old
+    entries in the name index are not known)."""
+    if any(previous.names.get(uid) != names.get(uid) or uid not in previous.roles for uid in changed):
+        return {}
+    index = sources.names
+    affected: set = set()
+    for uid in (changed if index is not None else ()):
+        rel = features.relations[uid]
+        affected |= index_keys(rel, name_roles(rel)) | index_keys(rel, previous.roles[uid])
+    calendars = tuple(c.key for c in sources.days)
+    days_changed = calendars != previous.calendars or any(uid in changed for uid, _ in calendars + previous.calendars)
+    changed_lookups = sources.changed_lookups
+    shared = previous.shared
+    reads: dict[NameParts, bool] = {}  # per distinct name (warehouses repeat names)
+    out: dict[Child, ChildScores | None] = {}
+    for child in features.columns:
+        key = child.key
+        if child.rel.uid in changed or key in changed_lookups or (days_changed and child.day_values):
+            continue
+        parts = child.parts
+        hit = reads.get(parts)
+        if hit is None:
+            hit = reads[parts] = bool(affected) and not affected.isdisjoint(lookup_keys(parts, index))
+        if hit:
+            continue
+        entry = previous.first.get(key)
+        if entry is not None and (entry[2] is None or any(shared[i] in changed for i in entry[2][-1])):
+            continue
+        out[key] = entry
+    return out
+
+
 def child_digest(child: ColInfo, cands: list[Candidate], joins: Mapping[int, int]) -> Digest:
     """``child``'s candidate list (parents, sources, SQL joins; ``joins``: each SQL join's
     position among the run's joins, by ``id``). With the digests of the child's and the parents'
@@ -194,11 +250,11 @@ class Interner:
         return i
 
 
-def stored(items: Iterable[Scored], shared: Interner) -> bytes:
-    """A child's scored pairs as one ``marshal`` blob (``Stored`` tuples; ``shared``: positions in
-    the memo's table)."""
+def stored(items: Iterable[Scored], joins: Mapping[int, int], shared: Interner) -> bytes:
+    """A child's scored pairs as one ``marshal`` blob (``Stored`` tuples; ``joins``: each SQL
+    join's position among the run's joins, by ``id``; ``shared``: positions in the memo's table)."""
     return marshal.dumps(tuple(
-        (shared(s.cand.parent.key),
+        (shared(s.cand.parent.key), s.cand.sources._value_, tuple(joins[id(j)] for j in s.cand.joins),
          tuple(shared((e.signal._value_, e.strength, e.detail, e.contribution)) for e in s.raw),
          s.confidence, None if s.block is None else s.block._value_,
          None if s.trap is None else shared((s.trap[0]._value_, s.trap[1])),
@@ -209,6 +265,16 @@ def stored(items: Iterable[Scored], shared: Interner) -> bytes:
 
 _ESTIMATE = attrgetter(*(f.name for f in dataclasses.fields(ContainmentEstimate)))
 _EXACT = attrgetter(*(f.name for f in dataclasses.fields(ContainmentResult)))
+
+
+def candidates_kept(cands: Iterable[Candidate], counts: CandidateCounts, shared: Interner) -> tuple:
+    """What a child's candidates add to a run (``ChildScores``' third field): their counts and
+    parent relations."""
+    return (*dataclasses.astuple(counts), tuple(shared(uid) for uid in dict.fromkeys(c.parent.rel.uid for c in cands)))
+
+
+def kept_counts(kept: tuple) -> CandidateCounts:
+    return CandidateCounts(*kept[:-1])
 
 
 def _estimate_fields(est: ContainmentEstimate) -> tuple:
@@ -225,8 +291,8 @@ class Restorer:
     ``shared`` table of one memo; each shared value is made into its record once (a warehouse's
     pairs repeat "both integer" hundreds of thousands of times)."""
 
-    def __init__(self, cands: Mapping[PairKey, Candidate], shared: list) -> None:
-        self.cands, self.shared = cands, shared
+    def __init__(self, features: Features, joins: list[SqlJoin], shared: list) -> None:
+        self.features, self.joins, self.shared = features, joins, shared
         self._made: list = [None] * len(shared)
 
     def _evidence(self, i: int) -> Evidence:
@@ -236,14 +302,12 @@ class Restorer:
             e = self._made[i] = Evidence(Signal(fields[0]), *fields[1:])
         return e
 
-    def __call__(self, child: Child, blob: bytes) -> list[Scored]:
-        """The stored scores of ``child``, whose candidate list is this run's (its digest is
-        unchanged): each pair's candidate is this run's record of it."""
+    def __call__(self, child: ColInfo, blob: bytes) -> list[Scored]:
         out: list[Scored] = []
-        cands, shared, made, evidence = self.cands, self.shared, self._made, self._evidence
-        for parent, raw, conf, block, trap, estimate, exact, measured in marshal.loads(blob):
+        by_ref, shared, joins, made, evidence = self.features.by_ref, self.shared, self.joins, self._made, self._evidence
+        for parent, sources, join_ids, raw, conf, block, trap, estimate, exact, measured in marshal.loads(blob):
             kept = tuple(made[i] or evidence(i) for i in raw)
-            cand = cands[(child, shared[parent])]
+            cand = Candidate(child, by_ref[shared[parent]], Source(sources), join_ids and tuple(joins[i] for i in join_ids))
             if trap is not None:
                 code, detail = shared[trap]
                 trap = (Trap(code), detail)

@@ -21,7 +21,7 @@ from dbt_schema_link.artifacts.records import ColumnRef, Project
 from dbt_schema_link.collector import collector_paused
 from dbt_schema_link.discovery import composite, memo
 from dbt_schema_link.discovery.bands import BandJoin
-from dbt_schema_link.discovery.candidates import LookupReuse, generate
+from dbt_schema_link.discovery.candidates import CandidateSources, LookupReuse
 from dbt_schema_link.discovery.declared import declared_links, mark_written
 from dbt_schema_link.discovery.domains import UnionFind
 from dbt_schema_link.discovery.evaluate import Scored
@@ -151,20 +151,23 @@ def _discover(project: Project, profiles: ProfileSet | None, settings: Discovery
     scope = memo.scope_digest(project, settings, features.k, facts) if relink is not None else b""
     lookups = None if relink is None else LookupReuse(
         relink.previous.lookups if relink.previous is not None and relink.previous.usable(scope) else None)
-    cands, cand_counts = generate(features, settings, facts.joins, skip, lap, band_join, lookups)
-    counts.update(cand_counts)
-    counts["candidates"] = len(cands)
-    say(f"discovery: {len(cands)} candidate pairs "
-        f"({cand_counts['candidates_by_name']} by name, {cand_counts['candidates_by_value']} by value, "
-        f"{cand_counts['candidates_by_sql']} from SQL)")
-    passes = ScoringPasses(cands, features, settings, lineage_uf, facts.joins, relink, scope)
+    sources = CandidateSources(features, settings, facts.joins, skip, lap, band_join, lookups)
+    passes = ScoringPasses(sources, features, settings, lineage_uf, facts.joins, relink, scope)
+    lap("candidate pairs")
+    found = passes.counts
+    counts.update(found.as_counts())
+    counts["candidates"] = found.total
+    say(f"discovery: {found.total} candidate pairs ({found.by_name} by name, {found.by_value} by value, "
+        f"{found.by_sql} from SQL)")
     if relink is not None and relink.memo is not None and lookups is not None:
         relink.memo.lookups = lookups.kept
         relink.use.lookups_reused = lookups.reused
     scored = passes.first(lap)
     if relink is not None and relink.previous is not None:
-        say(f"discovery: scores of {relink.use.children_reused} of {len(passes.by_child)} children reused from the "
-            f"last run ({relink.use.children_scored} scored)")
+        use = relink.use
+        say(f"discovery: scores of {use.children_reused} of {use.children_reused + use.children_scored} children "
+            f"reused from the last run ({use.children_scored} scored; candidates of {use.children_generated} "
+            f"columns generated)")
     lap("evidence and scoring")
 
     # -- exact verification (bounded) -------------------------------------------------------
