@@ -14,7 +14,8 @@ runs inference from cached profiles as `link` does, each in its own process (`sc
    and the two links.json compared byte for byte.
 
 Prints, per run: process seconds (loading included), discover() seconds, peak memory of the process,
-children whose scores were reused / scored, and whether the links are identical. The target
+children whose scores were reused / scored, value lookups reused, columns whose candidates were
+generated, and whether the links are identical. The target
 (issue #35): one changed relation in L re-links in <= 10 s with links identical to a full run.
 --json writes the figures.
 """
@@ -54,7 +55,8 @@ def run_infer(project: Path, work: Path, label: str, memo: Path | None, change: 
             "load_seconds": data["load_seconds"], "write_seconds": data["write_seconds"],
             "peak_mib": m.peak_mib, "children_reused": data["children_reused"],
             "lookups_reused": data.get("lookups_reused"),
-            "children_scored": data["children_scored"], "stages": data["stages"]}
+            "children_scored": data["children_scored"], "children_generated": data.get("children_generated"),
+            "columns": data["counts"].get("columns"), "stages": data["stages"]}
 
 
 def profiled_relations(project: Path) -> list[str]:
@@ -88,7 +90,8 @@ def main() -> int:
         figures["changes"].append({"relation": uid, "relink": again, "full": full, "identical": same})
         print(f"{uid}: relink {again['process_seconds']} s process ({again['discover_seconds']} s discover(), "
               f"{again['peak_mib']:.0f} MiB; {again['children_reused']} children reused, "
-              f"{again['children_scored']} scored, {again['lookups_reused']} value lookups reused) | full {full['process_seconds']} s process "
+              f"{again['children_scored']} scored, {again['lookups_reused']} value lookups reused, candidates of "
+              f"{again['children_generated']} of {again['columns']} columns generated) | full {full['process_seconds']} s process "
               f"({full['discover_seconds']} s discover(), {full['peak_mib']:.0f} MiB) | links identical: {same}")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")

@@ -10,6 +10,7 @@ from typing import Callable, Sequence
 from dbt_schema_link.artifacts.records import Project, Relation
 from dbt_schema_link.artifacts.scope import SETTING as PACKAGES_SETTING, read_in_scope
 from dbt_schema_link.artifacts_status import prepare_artifacts
+from dbt_schema_link.collector import collector_paused
 from dbt_schema_link.dbt_runner import DbtInvocation
 from dbt_schema_link.fileio import atomic_write_text
 from dbt_schema_link.profiling.build_log import LOG_DIR, read_build_log
@@ -75,6 +76,9 @@ class LinkRun:
     left_out: dict[str, int] = field(default_factory=dict)
 
 
+# a run holds millions of records from loading to writing: the cyclic collector would walk them
+# again and again for cycles they do not form (dbt_schema_link.collector)
+@collector_paused()
 def link(paths: ProjectPaths, inv: DbtInvocation, settings_overrides: dict | None = None,
          options: ProfileOptions = ProfileOptions(), use_warehouse: bool = True, verify: bool = True,
          refresh: bool = False, select: Sequence[str] = (), exclude: Sequence[str] = (),

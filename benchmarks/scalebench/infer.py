@@ -49,6 +49,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--memo", type=Path)
     parser.add_argument("--change", nargs="*", default=[])
     args = parser.parse_args(argv)
+    from dbt_schema_link.collector import collector_paused
+
+    with collector_paused():  # as `link` runs (api.link)
+        return _infer(args)
+
+
+def _infer(args: argparse.Namespace) -> int:
     project_dir, out = args.project_dir, args.out
     t0 = time.perf_counter()
     from dbt_schema_link.artifacts.manifest import read_project
@@ -87,6 +94,7 @@ def main(argv: list[str]) -> int:
         "children_reused": relink.use.children_reused if relink else None,
         "lookups_reused": relink.use.lookups_reused if relink else None,
         "children_scored": relink.use.children_scored if relink else None,
+        "children_generated": relink.use.children_generated if relink else None,
     }, indent=1) + "\n", encoding="utf-8")
     return 0
 

@@ -286,6 +286,10 @@ def _exact_fields(result: ContainmentResult) -> tuple:
     return _EXACT(result)
 
 
+_SOURCES = tuple(Source(value) for value in range(1 << len(Source)))
+_BLOCKS = {block.value: block for block in Block}
+
+
 class Restorer:
     """Stored scores back as :class:`Scored` over the current features, from the blobs and the
     ``shared`` table of one memo; each shared value is made into its record once (a warehouse's
@@ -293,7 +297,7 @@ class Restorer:
 
     def __init__(self, features: Features, joins: list[SqlJoin], shared: list) -> None:
         self.features, self.joins, self.shared = features, joins, shared
-        self._made: list = [None] * len(shared)
+        self._made: list = [None] * len(shared)  # evidence records and traps, by position
 
     def _evidence(self, i: int) -> Evidence:
         e = self._made[i]
@@ -302,16 +306,22 @@ class Restorer:
             e = self._made[i] = Evidence(Signal(fields[0]), *fields[1:])
         return e
 
+    def _trap(self, i: int) -> tuple[Trap, str]:
+        trap = self._made[i]
+        if trap is None:
+            code, detail = self.shared[i]
+            trap = self._made[i] = (Trap(code), detail)
+        return trap
+
     def __call__(self, child: ColInfo, blob: bytes) -> list[Scored]:
         out: list[Scored] = []
         by_ref, shared, joins, made, evidence = self.features.by_ref, self.shared, self.joins, self._made, self._evidence
+        sources_of, blocks = _SOURCES, _BLOCKS  # an enum's call is slow, and this is per pair
         for parent, sources, join_ids, raw, conf, block, trap, estimate, exact, measured in marshal.loads(blob):
-            kept = tuple(made[i] or evidence(i) for i in raw)
-            cand = Candidate(child, by_ref[shared[parent]], Source(sources), join_ids and tuple(joins[i] for i in join_ids))
-            if trap is not None:
-                code, detail = shared[trap]
-                trap = (Trap(code), detail)
-            out.append(Scored(cand, kept, conf, None if block is None else Block(block), trap,
+            kept = tuple([made[i] or evidence(i) for i in raw])
+            cand = Candidate(child, by_ref[shared[parent]], sources_of[sources], join_ids and tuple(joins[i] for i in join_ids))
+            out.append(Scored(cand, kept, conf, None if block is None else blocks[block],
+                              None if trap is None else self._trap(trap),
                               None if estimate is None else ContainmentEstimate(*estimate),
                               None if exact is None else ContainmentResult(*exact), measured))
         return out

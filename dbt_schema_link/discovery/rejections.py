@@ -20,16 +20,17 @@ def rejections(scored: dict, settings: DiscoverySettings, links: list[Link],
     linked_children = {cls(link.child.key()) for link in links}
     linked_children |= {cls(c.key()) for link in links for c, _ in link.collapsed}
     parents = {cls(link.parent.key()) for link in links}
-    best: dict[object, Scored] = {}
+    best: dict[object, tuple[tuple, Scored]] = {}  # child class -> (sort key, pair)
     for s in scored.values():
         if s.trap is None or s.block is not None or s.confidence < settings.min_confidence:
             continue
         child_class = cls(s.cand.child.key)
         if child_class in linked_children or (s.trap[0] is Trap.KEY_TO_KEY and child_class in parents):
             continue
-        if child_class not in best or sort_key(s) > sort_key(best[child_class]):
-            best[child_class] = s
-    items = sorted(best.values(), key=lambda s: (-s.confidence, str(s.cand.child.ref)))
+        rank = sort_key(s)
+        if child_class not in best or rank > best[child_class][0]:
+            best[child_class] = (rank, s)
+    items = sorted((s for _, s in best.values()), key=lambda s: (-s.confidence, str(s.cand.child.ref)))
     out = [
         Rejection(s.cand.child.ref, s.cand.parent.ref, s.trap[0], s.trap[1], round4(s.confidence))
         for s in items[: settings.max_rejected_reported]

@@ -51,9 +51,13 @@ def select(scored: dict, settings: DiscoverySettings,
     for gkey in groups:
         by_child_class.setdefault(gkey[0], []).append(gkey)
 
+    ranks: dict[tuple, tuple] = {}
+
     def group_rank(gkey: tuple) -> tuple:
-        best = max(groups[gkey], key=sort_key)
-        return sort_key(best)
+        rank = ranks.get(gkey)
+        if rank is None:
+            rank = ranks[gkey] = max(sort_key(s) for s in groups[gkey])
+        return rank
 
     chosen: dict[object, list[tuple]] = {}
     for child_class, gkeys in by_child_class.items():
