@@ -24,6 +24,7 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum, Flag, auto
+from typing import NamedTuple
 
 from dbt_schema_link.discovery import bands, lookup_reuse
 from dbt_schema_link.discovery.bands import BandJoin, Lookup
@@ -480,18 +481,19 @@ class LookupReuse:
     changed: set[ColKey] = field(default_factory=set)
 
 
-@dataclass(frozen=True)
-class CandidateCounts:
-    """Candidate pairs, by what proposed them (a pair two sources propose counts in both)."""
+class CandidateCounts(NamedTuple):
+    """Candidate pairs, by what proposed them (a pair two sources propose counts in both). A
+    tuple: one is made per column."""
 
     by_name: int = 0
     by_value: int = 0  # value lookups and calendars
     by_sql: int = 0
     total: int = 0
 
-    def __add__(self, other: CandidateCounts) -> CandidateCounts:
-        return CandidateCounts(self.by_name + other.by_name, self.by_value + other.by_value,
-                               self.by_sql + other.by_sql, self.total + other.total)
+    @classmethod
+    def of(cls, counts: Iterable[CandidateCounts]) -> CandidateCounts:
+        """The sum of ``counts``."""
+        return cls(*(sum(field) for field in zip(*counts))) if counts else cls()
 
     def as_counts(self) -> dict[str, int]:
         return {"candidates_by_name": self.by_name, "candidates_by_value": self.by_value,
@@ -599,4 +601,4 @@ def generate(features: Features, settings: DiscoverySettings, joins: list[SqlJoi
     """All candidate pairs keyed by (child key, parent key), children in column order, plus counts
     per source (see :class:`CandidateSources` for the arguments)."""
     out, counts = pairs(CandidateSources(features, settings, joins, skip, lap, band_join, reuse), features.columns)
-    return out, sum(counts.values(), NO_CANDIDATES).as_counts()
+    return out, CandidateCounts.of(list(counts.values())).as_counts()

@@ -270,7 +270,7 @@ _EXACT = attrgetter(*(f.name for f in dataclasses.fields(ContainmentResult)))
 def candidates_kept(cands: Iterable[Candidate], counts: CandidateCounts, shared: Interner) -> tuple:
     """What a child's candidates add to a run (``ChildScores``' third field): their counts and
     parent relations."""
-    return (*dataclasses.astuple(counts), tuple(shared(uid) for uid in dict.fromkeys(c.parent.rel.uid for c in cands)))
+    return (*counts, tuple(shared(uid) for uid in dict.fromkeys(c.parent.rel.uid for c in cands)))
 
 
 def kept_counts(kept: tuple) -> CandidateCounts:

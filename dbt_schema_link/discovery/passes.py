@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from dbt_schema_link.discovery import memo as memos
-from dbt_schema_link.discovery.candidates import NO_CANDIDATES, CandidateSources, name_roles, pairs
+from dbt_schema_link.discovery.candidates import CandidateCounts, CandidateSources, name_roles, pairs
 from dbt_schema_link.discovery.domains import UnionFind
 from dbt_schema_link.discovery.evaluate import Scored, cap_per_child, evaluate, value_fits
 from dbt_schema_link.discovery.evidence import RelationMatches, containment_estimates
@@ -66,10 +66,8 @@ class ScoringPasses:
         generated = [c for c in features.columns if c.key not in unchanged] if unchanged else features.columns
         self.cands, self.child_counts = pairs(sources, generated)
         #: the run's candidates by source, the unchanged children's as the last run counted them
-        self.counts = sum(self.child_counts.values(), NO_CANDIDATES)
-        for entry in unchanged.values():
-            if entry is not None:
-                self.counts += memos.kept_counts(entry[2])
+        self.counts = CandidateCounts.of([*self.child_counts.values(),
+                                          *(memos.kept_counts(e[2]) for e in unchanged.values() if e is not None)])
         if relink is not None:
             relink.use.children_generated = len(generated)
             cands = self.cands
