@@ -97,6 +97,10 @@ def build_name_index(features: Features) -> NameIndex:
     for c in features.columns:
         if can_be_parent(c) and not c.parts.generic:
             index.by_norm.setdefault(c.parts.norm, []).append(c)
+    # the fuzzy tables are filed only under words some column's name may look up there: every
+    # affix and initialism of every relation name is millions of entries at a million columns,
+    # nearly all never read (a word's entry holds the same relations either way)
+    by_affix, by_initialism, by_ends = _fuzzy_words(features)
     for rel in features.relations.values():
         if not rel.key_columns:
             continue
@@ -106,7 +110,7 @@ def build_name_index(features: Features) -> NameIndex:
         for key, weight in rel.names.keys.items():
             if weight >= KEY.names_relation_min:
                 seen_affixes.update(affixes(key))
-        for affix in seen_affixes:
+        for affix in seen_affixes & by_affix:
             index.by_affix.setdefault(affix, []).append(rel)
         seen_short: set[str] = set()
         ends: set[tuple[str, str]] = set()
@@ -114,9 +118,9 @@ def build_name_index(features: Features) -> NameIndex:
             if weight >= KEY.names_relation_min:
                 seen_short.update(initialisms(rel.names.key_words.get(key, (key,))))
                 ends.add((key[0], key[-1]))
-        for short in seen_short:
+        for short in seen_short & by_initialism:
             index.by_initialism.setdefault(short, []).append(rel)
-        for end in ends:
+        for end in ends & by_ends:
             index.by_ends.setdefault(end, []).append(rel)
         for c in rel.key_columns:
             if not c.parts.generic:
@@ -132,6 +136,24 @@ def build_name_index(features: Features) -> NameIndex:
                 cols.sort(key=lambda c: (-c.pk_score, c.rel.depth, str(c.ref)))
                 del cols[LOOKUP_CAP:]
     return index
+
+
+def _fuzzy_words(features: Features) -> tuple[set[str], set[str], set[tuple[str, str]]]:
+    """The words columns' names may look up by affix, by initialism and by first and last letter
+    (``_name_priors``' fallbacks; ``lookup_keys`` reads the same)."""
+    by_affix: set[str] = set()
+    by_initialism: set[str] = set()
+    by_ends: set[tuple[str, str]] = set()
+    for parts in {id(c.parts): c.parts for c in features.columns}.values():
+        abbreviates = may_abbreviate(parts)
+        for gram in parts.head_ngrams():
+            if len(gram) >= 3:
+                by_affix.add(gram)
+            if len(gram) >= 2 and abbreviates:
+                by_initialism.add(gram)
+                if len(gram) >= 3:
+                    by_ends.add((gram[0], gram[-1]))
+    return by_affix, by_initialism, by_ends
 
 
 class NameTable(Enum):

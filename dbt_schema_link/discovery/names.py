@@ -614,7 +614,8 @@ INITIALISM_PIECE = 4
 INITIALISM_WORDS = 3
 
 
-def initialisms(words_: tuple[str, ...]) -> set[str]:
+@functools.lru_cache(maxsize=1 << 16)  # relation names repeat their words (north_components, south_components)
+def initialisms(words_: tuple[str, ...]) -> frozenset[str]:
     """Every concatenation of leading pieces (1..4 letters) of the first 2..3 consecutive words:
     the short forms ``abbreviation_score`` accepts as pieces (``hd``, ``hdemo``, ``cr``), so a
     dictionary can find them."""
@@ -632,7 +633,7 @@ def initialisms(words_: tuple[str, ...]) -> set[str]:
 
     if len(use) >= 2:
         rec(0, "", 0)
-    return out
+    return frozenset(out)
 
 
 #: A relation writes its names glued when at least this share of its columns are one word
