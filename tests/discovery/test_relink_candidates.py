@@ -183,3 +183,22 @@ def test_a_relation_whose_columns_changed_generates_every_candidate():
     relinked = discover(after.project(), after.profiles(), settings, relink=again)
     assert again.use.children_generated == len(_features(after).columns)
     assert relinked.to_json() == discover(after.project(), after.profiles(), settings).to_json()
+
+
+def test_a_relink_with_value_lookups_in_the_engine_equals_a_full_run():
+    """Lookups answered by the engine's join are not taken back: every column that has one is
+    generated again, and the result is a full run's."""
+    from dbt_schema_link.discovery.candidates import _may_link_by_values
+    from tests.support.bands import join_like_the_macro
+
+    settings = DiscoverySettings(engine_lookup_min_columns=1)
+    before, after = names_rich(), names_rich("area_values")
+    first = Relink()
+    discover(before.project(), before.profiles(), settings, band_join=join_like_the_macro, relink=first)
+    assert first.memo.lookups is None  # nothing kept of the engine's lookups
+    again = Relink(previous=first.memo)
+    relinked = discover(after.project(), after.profiles(), settings, band_join=join_like_the_macro, relink=again)
+    full = discover(after.project(), after.profiles(), settings, band_join=join_like_the_macro)
+    assert relinked.to_json() == full.to_json()
+    looked_up = sum(1 for c in _features(after).columns if _may_link_by_values(c))
+    assert looked_up and again.use.lookups_reused == 0 and again.use.children_generated >= looked_up
