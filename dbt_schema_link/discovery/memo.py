@@ -85,7 +85,7 @@ class ScoreMemo:
     shared_start: int = 0
     #: the run's value lookups (``None``: not kept), for the next run's candidates
     lookups: KeptLookups | None = None
-    #: relation unique_id -> the digest of its column names and its columns' roles in the name
+    #: relation unique_id -> the digest of its column names, and its columns' roles in the name
     #: index (``candidates.name_roles``): with the scope, what its name-index entries follow from
     names: dict[str, Digest] = field(default_factory=dict)
     roles: dict[str, NameRoles] = field(default_factory=dict)

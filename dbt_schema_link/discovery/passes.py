@@ -13,12 +13,10 @@ from dbt_schema_link.discovery.domains import UnionFind
 from dbt_schema_link.discovery.evaluate import Scored, cap_per_child, evaluate, value_fits
 from dbt_schema_link.discovery.evidence import RelationMatches, containment_estimates
 from dbt_schema_link.discovery.features import Features
-from dbt_schema_link.discovery.memo import ChildScores, Digest, PairKey, Relink, ScoreMemo
+from dbt_schema_link.discovery.memo import Child, ChildScores, Digest, PairKey, Relink, ScoreMemo
 from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.sqlfacts import SqlJoin
 from dbt_schema_link.profiling.records import ContainmentResult
-
-Child = tuple[str, str]
 
 
 class ScoringPasses:
