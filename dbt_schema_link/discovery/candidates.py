@@ -21,7 +21,7 @@ never two copies of one column (lineage), never a parent that cannot be a key.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum, Flag, auto
 from typing import NamedTuple
@@ -92,70 +92,6 @@ class NameIndex:
     people: list[RelInfo] = field(default_factory=list)
 
 
-def build_name_index(features: Features) -> NameIndex:
-    index = NameIndex()
-    for c in features.columns:
-        if can_be_parent(c) and not c.parts.generic:
-            index.by_norm.setdefault(c.parts.norm, []).append(c)
-    # the fuzzy tables are filed only under words some column's name may look up there: every
-    # affix and initialism of every relation name is millions of entries at a million columns,
-    # nearly all never read (a word's entry holds the same relations either way)
-    by_affix, by_initialism, by_ends = _fuzzy_words(features)
-    for rel in features.relations.values():
-        if not rel.key_columns:
-            continue
-        for key in rel.names.keys:
-            index.by_relation_key.setdefault(key, []).append(rel)
-        seen_affixes: set[str] = set()
-        for key, weight in rel.names.keys.items():
-            if weight >= KEY.names_relation_min:
-                seen_affixes.update(affixes(key))
-        for affix in seen_affixes & by_affix:
-            index.by_affix.setdefault(affix, []).append(rel)
-        seen_short: set[str] = set()
-        ends: set[tuple[str, str]] = set()
-        for key, weight in rel.names.keys.items():
-            if weight >= KEY.names_relation_min:
-                seen_short.update(initialisms(rel.names.key_words.get(key, (key,))))
-                ends.add((key[0], key[-1]))
-        for short in seen_short & by_initialism:
-            index.by_initialism.setdefault(short, []).append(rel)
-        for end in ends & by_ends:
-            index.by_ends.setdefault(end, []).append(rel)
-        for c in rel.key_columns:
-            if not c.parts.generic:
-                index.by_key_head.setdefault(c.parts.head_key, []).append(c)
-        if rel.names.people > 0:
-            index.people.append(rel)
-    for norm in [n for n, cols in index.by_norm.items()
-                 if len(cols) > AFFIX_CAP and cols[0].parts.keyness < NAMES.key_name_min]:
-        del index.by_norm[norm]  # "name", "created_at": unique in many relations, keys of none
-    for table in (index.by_norm, index.by_key_head):
-        for key, cols in table.items():
-            if len(cols) > LOOKUP_CAP:
-                cols.sort(key=lambda c: (-c.pk_score, c.rel.depth, str(c.ref)))
-                del cols[LOOKUP_CAP:]
-    return index
-
-
-def _fuzzy_words(features: Features) -> tuple[set[str], set[str], set[tuple[str, str]]]:
-    """The words columns' names may look up by affix, by initialism and by first and last letter
-    (``_name_priors``' fallbacks; ``lookup_keys`` reads the same)."""
-    by_affix: set[str] = set()
-    by_initialism: set[str] = set()
-    by_ends: set[tuple[str, str]] = set()
-    for parts in {id(c.parts): c.parts for c in features.columns}.values():
-        abbreviates = may_abbreviate(parts)
-        for gram in parts.head_ngrams():
-            if len(gram) >= 3:
-                by_affix.add(gram)
-            if len(gram) >= 2 and abbreviates:
-                by_initialism.add(gram)
-                if len(gram) >= 3:
-                    by_ends.add((gram[0], gram[-1]))
-    return by_affix, by_initialism, by_ends
-
-
 class NameTable(Enum):
     """The tables of a :class:`NameIndex`, for what it files a relation under and what a lookup
     reads (:func:`index_keys`, :func:`lookup_keys`)."""
@@ -184,26 +120,104 @@ def name_roles(rel: RelInfo) -> NameRoles:
             tuple(c.position for c in rel.key_columns))
 
 
-def index_keys(rel: RelInfo, roles: NameRoles) -> set[NameKey]:
-    """The entries of the name index ``build_name_index`` files ``rel`` under, with ``roles`` its
-    columns' roles (this run's, or the last run's for the same names). A relink
-    (:func:`.memo.unaffected`) generates again the candidates of every column whose lookups read
-    an entry a changed relation is filed under, before or after the change."""
+@dataclass
+class Filed:
+    """Where the name index files one relation (:func:`filed`): some of its columns, each under
+    one key, and — when it has keys — the relation itself under keys of its names."""
+
+    columns: list[tuple[NameTable, str, ColInfo]] = field(default_factory=list)
+    relation: dict[NameTable, set] = field(default_factory=dict)
+
+
+def filed(rel: RelInfo, roles: NameRoles) -> Filed:
+    """Where ``build_name_index`` files ``rel`` given its columns' ``roles`` (this run's, or the
+    last run's for the same names): its parent columns by their name; with keys, the relation
+    under its names' keys and, for the names that speak for it, their affixes, initialisms and
+    first and last letters; its key columns by their head; and the people list."""
     parents, keyed = roles
-    keys: set[NameKey] = {(NameTable.NORM, rel.columns[i].parts.norm) for i in parents}
+    out = Filed([(NameTable.NORM, rel.columns[i].parts.norm, rel.columns[i]) for i in parents])
     if not keyed:
-        return keys
-    for key, weight in rel.names.keys.items():
-        keys.add((NameTable.RELATION_KEY, key))
-        if weight >= KEY.names_relation_min:
-            keys.update((NameTable.AFFIX, affix) for affix in affixes(key))
-            keys.update((NameTable.INITIALISM, short) for short in initialisms(rel.names.key_words.get(key, (key,))))
-            keys.add((NameTable.ENDS, (key[0], key[-1])))
-    keys.update((NameTable.KEY_HEAD, rel.columns[i].parts.head_key) for i in keyed
-                if not rel.columns[i].parts.generic)
+        return out
+    strong = [key for key, weight in rel.names.keys.items() if weight >= KEY.names_relation_min]
+    out.relation = {
+        NameTable.RELATION_KEY: set(rel.names.keys),
+        NameTable.AFFIX: {affix for key in strong for affix in affixes(key)},
+        NameTable.INITIALISM: {short for key in strong for short in initialisms(rel.names.key_words.get(key, (key,)))},
+        NameTable.ENDS: {(key[0], key[-1]) for key in strong},
+    }
     if rel.names.people > 0:
-        keys.add((NameTable.PEOPLE, None))
+        out.relation[NameTable.PEOPLE] = {None}
+    out.columns += [(NameTable.KEY_HEAD, rel.columns[i].parts.head_key, rel.columns[i]) for i in keyed
+                    if not rel.columns[i].parts.generic]
+    return out
+
+
+def index_keys(rel: RelInfo, roles: NameRoles) -> set[NameKey]:
+    """The entries of the name index ``rel`` is filed under (:func:`filed`; the fuzzy tables'
+    entries whether or not a name looks them up). A relink (:func:`.memo.unaffected`) generates
+    again the candidates of every column whose lookups read an entry a changed relation is filed
+    under, before or after the change."""
+    where = filed(rel, roles)
+    keys: set[NameKey] = {(table, key) for table, key, _ in where.columns}
+    keys.update((table, key) for table, found in where.relation.items() for key in found)
     return keys
+
+
+def build_name_index(features: Features) -> NameIndex:
+    index = NameIndex()
+    tables: dict[NameTable, dict] = {
+        NameTable.NORM: index.by_norm, NameTable.RELATION_KEY: index.by_relation_key,
+        NameTable.KEY_HEAD: index.by_key_head, NameTable.AFFIX: index.by_affix,
+        NameTable.INITIALISM: index.by_initialism, NameTable.ENDS: index.by_ends,
+    }
+    # the fuzzy tables are filed only under words some column's name may look up there: every
+    # affix and initialism of every relation name is millions of entries at a million columns,
+    # nearly all never read (a word's entry holds the same relations either way)
+    asked = _fuzzy_words(features)
+    for rel in features.relations.values():
+        where = filed(rel, name_roles(rel))
+        for table, key, col in where.columns:
+            tables[table].setdefault(key, []).append(col)
+        for table, keys in where.relation.items():
+            if table is NameTable.PEOPLE:
+                index.people.append(rel)
+                continue
+            for key in (keys & asked[table] if table in asked else keys):
+                tables[table].setdefault(key, []).append(rel)
+    for norm in [n for n, cols in index.by_norm.items()
+                 if len(cols) > AFFIX_CAP and cols[0].parts.keyness < NAMES.key_name_min]:
+        del index.by_norm[norm]  # "name", "created_at": unique in many relations, keys of none
+    for table in (index.by_norm, index.by_key_head):
+        for key, cols in table.items():
+            if len(cols) > LOOKUP_CAP:
+                cols.sort(key=lambda c: (-c.pk_score, c.rel.depth, str(c.ref)))
+                del cols[LOOKUP_CAP:]
+    return index
+
+
+def _fuzzy_reads(gram: str, abbreviates: bool) -> list[NameKey]:
+    """The fuzzy tables' entries ``_name_priors`` reads for a word that names no relation (its
+    fallbacks: affixes from 3 letters; initialisms from 2 and first and last letters from 3, for
+    a name that may abbreviate)."""
+    keys: list[NameKey] = []
+    if len(gram) >= 3:
+        keys.append((NameTable.AFFIX, gram))
+    if len(gram) >= 2 and abbreviates:
+        keys.append((NameTable.INITIALISM, gram))
+        if len(gram) >= 3:
+            keys.append((NameTable.ENDS, (gram[0], gram[-1])))
+    return keys
+
+
+def _fuzzy_words(features: Features) -> dict[NameTable, set]:
+    """Per fuzzy table, the words some column's name may look up there (:func:`_fuzzy_reads`)."""
+    asked: dict[NameTable, set] = {NameTable.AFFIX: set(), NameTable.INITIALISM: set(), NameTable.ENDS: set()}
+    for parts in {id(c.parts): c.parts for c in features.columns}.values():
+        abbreviates = may_abbreviate(parts)
+        for gram in parts.head_ngrams():
+            for table, key in _fuzzy_reads(gram, abbreviates):
+                asked[table].add(key)
+    return asked
 
 
 def lookup_keys(parts: NameParts, index: NameIndex) -> set[NameKey]:
@@ -213,17 +227,12 @@ def lookup_keys(parts: NameParts, index: NameIndex) -> set[NameKey]:
     keys: set[NameKey] = set()
     if not parts.generic:
         keys.add((NameTable.NORM, parts.norm))
+    abbreviates = may_abbreviate(parts)
     for gram in parts.head_ngrams():
         keys.add((NameTable.RELATION_KEY, gram))
         keys.add((NameTable.KEY_HEAD, gram))
-        if index.by_relation_key.get(gram):
-            continue
-        if len(gram) >= 3:
-            keys.add((NameTable.AFFIX, gram))
-        if len(gram) >= 2 and may_abbreviate(parts):
-            keys.add((NameTable.INITIALISM, gram))
-            if len(gram) >= 3:
-                keys.add((NameTable.ENDS, (gram[0], gram[-1])))
+        if not index.by_relation_key.get(gram):
+            keys.update(_fuzzy_reads(gram, abbreviates))
     if parts.role is not None:
         keys.add((NameTable.PEOPLE, None))
     return keys
@@ -513,7 +522,7 @@ class CandidateCounts(NamedTuple):
     total: int = 0
 
     @classmethod
-    def of(cls, counts: Iterable[CandidateCounts]) -> CandidateCounts:
+    def of(cls, counts: Sequence[CandidateCounts]) -> CandidateCounts:
         """The sum of ``counts``."""
         return cls(*(sum(field) for field in zip(*counts))) if counts else cls()
 
