@@ -38,20 +38,26 @@ def read_memo(path: Path) -> ScoreMemo | None:
     if not data.startswith(header):
         return None
     try:
-        (version, scope, relations, first, final, shared, shared_start, lookups, names, roles,
-         calendars) = marshal.loads(data[len(header):])
-        kept = None if lookups is None else KeptLookups(*lookups)
+        values = list(marshal.loads(data[len(header):]))
+        if len(values) != len(_FIELDS):
+            return None
+        memo = ScoreMemo(*values)
+        memo.lookups = None if memo.lookups is None else KeptLookups(*memo.lookups)
     except (EOFError, ValueError, TypeError):
         return None
-    if not (isinstance(scope, bytes) and all(isinstance(x, dict) for x in (relations, first, final, names, roles))
-            and isinstance(shared, list) and isinstance(shared_start, int) and isinstance(calendars, tuple)):
+    if not (isinstance(memo.scope, bytes) and isinstance(memo.shared, list) and isinstance(memo.shared_start, int)
+            and all(isinstance(x, dict) for x in (memo.relations, memo.first, memo.final, memo.names, memo.roles))
+            and isinstance(memo.calendars, tuple)):
         return None
-    return ScoreMemo(version, scope, relations, first, final, shared, shared_start, kept, names, roles, calendars)
+    return memo
 
 
 def write_memo(path: Path, memo: ScoreMemo) -> None:
-    lookups = None if memo.lookups is None else tuple(getattr(memo.lookups, f.name)
+    lookups = None if memo.lookups is None else tuple(getattr(memo.lookups, f.name)  # no deep copy
                                                       for f in dataclasses.fields(memo.lookups))
-    payload = (memo.version, memo.scope, memo.relations, memo.first, memo.final, memo.shared, memo.shared_start,
-               lookups, memo.names, memo.roles, memo.calendars)
+    payload = tuple(lookups if name == "lookups" else getattr(memo, name) for name in _FIELDS)
     atomic_write_bytes(path, _header() + marshal.dumps(payload))
+
+
+#: The memo's fields in the order they are written (plain values; the value lookups as a tuple).
+_FIELDS = tuple(f.name for f in dataclasses.fields(ScoreMemo))

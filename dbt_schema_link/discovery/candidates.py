@@ -486,9 +486,9 @@ def value_candidates(features: Features, settings: DiscoverySettings, lsh: Conta
             reuse.changed = {child.key for child, _ in children}
         else:
             answers = {digests[key]: picks[key] for key in lookups}
-            same = lookup_reuse.unchanged_answers(
-                reuse.previous, keys, {digests[key]: picks[key] for key in lookups if key not in taken_back})
-            reuse.changed = {child.key for child, key in children if key not in taken_back and digests[key] not in same}
+            asked = {digests[key] for key in lookups if key not in taken_back}
+            other = asked - lookup_reuse.unchanged_answers(reuse.previous, keys, {d: answers[d] for d in asked})
+            reuse.changed = {child.key for child, key in children if digests[key] in other}
             reuse.kept = lookup_reuse.kept(layout, keys, sigs, sizes, widths, answers)
     found: dict[tuple[bytes, int], list[ColInfo]] = {}
     out: dict[ColKey, list[ColInfo]] = {}
