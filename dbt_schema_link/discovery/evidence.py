@@ -444,6 +444,13 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
             return Trap.CROSS_SOURCE, (
                 f"{child.label} and {parent.label} come from unrelated sources and {child.distinct} values "
                 f"inside {parent.distinct} would match by chance (chance ~1e-{surprise:.1f})")
+    if _numbered_inside(child, parent) and not (named and _same_name(evidence)):
+        # a word in common (`student_course_id` -> courses.course_id) does not outweigh the
+        # numbering of dense surrogate keys; the child keeping the parent key's name is a 1:1 split
+        low, high = child.profile.min_value, child.profile.max_value
+        return Trap.KEY_TO_KEY, (f"{child.label} is its own relation's key, numbered {low:g}..{high:g} without "
+                                 "a gap inside the longer run of the key it falls in"
+                                 + ("; the names share a word, not the key's name" if named else ""))
     if named:
         return None
     if is_calendar_pair(child, parent, settings):
@@ -453,13 +460,6 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
         return Trap.VALUE_TYPE, f"value-only links on {child.family.value} columns need name evidence"
     if child.pk_score >= KEY.own_key_named and child.unique:  # named as its own relation's key (id, <table>_id)
         return Trap.KEY_TO_KEY, f"{child.label} is its own relation's key; keys numbered alike overlap"
-    if child.table_key and child.unique and _numbered(child) and _numbered(parent) and child.distinct < parent.distinct:
-        # two relations' keys, each a gapless run of numbers, the child's shorter (1..18 inside
-        # 1..25): a sequence numbers both, and the shorter run lies inside the longer whatever the
-        # rows are. Equal runs (1..406 and 1..406) are the same rows keyed twice: a 1:1 split
-        low, high = child.profile.min_value, child.profile.max_value
-        return Trap.KEY_TO_KEY, (f"{child.label} is its own relation's key, numbered {low:g}..{high:g} without "
-                                 "a gap inside the longer run of the key it falls in")
     if child.parts.measure:
         return Trap.MEASURE, f"{child.label} is a quantity whose values fall inside a key range"
     if child.has_values and parent.has_values:
@@ -484,6 +484,19 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
                 f"says which one it references"
             )
     return None
+
+
+def _numbered_inside(child: ColInfo, parent: ColInfo) -> bool:
+    """Two relations' keys, each a gapless run of numbers, the child's shorter (1..18 inside
+    1..25): a sequence numbers both, and the shorter run lies inside the longer whatever the rows
+    are. Equal runs (1..406 and 1..406) are the same rows keyed twice: a 1:1 split."""
+    return (child.table_key and bool(child.unique) and _numbered(child) and _numbered(parent)
+            and child.distinct < parent.distinct)
+
+
+def _same_name(evidence: Sequence[Evidence]) -> bool:
+    """The child has the parent key's own name (``NAME_EXACT`` strong enough to speak)."""
+    return any(e.signal is Signal.NAME_EXACT and e.strength >= NAMES.signal_min for e in evidence)
 
 
 def _numbered(col: ColInfo) -> bool:

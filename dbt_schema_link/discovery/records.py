@@ -32,7 +32,7 @@ class Trap(str, Enum):
     SHARED_ENUM = "shared_enum"  # a tiny status/type enum repeated in unrelated tables
     SMALL_SUBSET = "small_subset"  # few values inside a dense key range, no name evidence
     AMBIGUOUS = "ambiguous"  # the values fit the keys of several relations, no name evidence
-    KEY_TO_KEY = "key_to_key"  # two tables' own keys overlapping by numbering, no names
+    KEY_TO_KEY = "key_to_key"  # two tables' own keys overlapping by numbering; no names, or a shared word only
     MEASURE = "measure"  # a quantity/amount column inside an id range, no names
     VALUE_TYPE = "value_type"  # nameless value link on dates/decimals/booleans
     CROSS_SOURCE = "cross_source"  # two unrelated sources, and chance or names alone explain it

@@ -340,6 +340,29 @@ def test_two_keys_numbered_without_a_gap_are_not_a_link_by_values():
     assert len(run(w, min_confidence=TRAP_BAR).inferred) == 1
 
 
+def test_a_shared_word_does_not_outweigh_two_gapless_key_runs():
+    # dense surrogate keys: enrolment_courses keyed 1..180 (its name ends in "course"), courses
+    # keyed 1..200; the name pattern alone said "courses", the numbering says nothing
+    def warehouse(child_key: str) -> Warehouse:
+        w = Warehouse()
+        w.table("courses", {"course_id": (INT, ids(200)), "title": (TEXT, [f"c{i}" for i in range(200)])})
+        w.table("enrolment_courses", {child_key: (INT, ids(180)), "grade": (TEXT, [f"g{i % 5}" for i in range(180)])})
+        return w
+
+    links = run(warehouse("student_course_id"), min_confidence=TRAP_BAR)
+    assert links.inferred == []
+    assert [r.trap for r in links.rejected] == [Trap.KEY_TO_KEY]
+    assert "the names share a word" in links.rejected[0].detail
+    # the child keeping the parent key's own name is a 1:1 split of one set of rows: a link
+    assert pairs(run(warehouse("course_id")).inferred) == {("enrolment_courses.course_id", "courses.course_id")}
+    # a gap in the child's run (a subset of the parent's keys, not a numbering of its own): a link
+    w = Warehouse()
+    w.table("courses", {"course_id": (INT, ids(200)), "title": (TEXT, [f"c{i}" for i in range(200)])})
+    w.table("enrolment_courses", {"student_course_id": (INT, [i for i in ids(200) if i % 10]),
+                                  "grade": (TEXT, [f"g{i % 5}" for i in range(180)])})
+    assert pairs(run(w).inferred) == {("enrolment_courses.student_course_id", "courses.course_id")}
+
+
 # -- values: LSH finds a nameless link among many columns --------------------------------------
 
 def test_lsh_finds_a_nameless_link_among_many_columns():
