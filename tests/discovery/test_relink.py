@@ -14,7 +14,7 @@ from dbt_schema_link.discovery import DiscoverySettings, discover
 from dbt_schema_link.discovery.features import build_features
 from dbt_schema_link.discovery.memo import SHARED_GROWTH, Interner, Relink, relation_digests, scope_digest
 from dbt_schema_link.discovery.sqlfacts import extract_sql_facts
-from dbt_schema_link.score_memo_file import read_memo, write_memo
+from dbt_schema_link.score_memo_file import code_digest, read_memo, write_memo
 from tests.discovery.builders import Warehouse
 
 INT, TEXT = "INTEGER", "VARCHAR"
@@ -136,6 +136,13 @@ def test_the_memo_file_round_trips_and_refuses_what_it_cannot_read(tmp_path):
     assert read_memo(path) is None
     path.write_bytes(b"dbt_schema_link/scores_memo 0.0.1/1 python2.7\n" + data.split(b"\n", 1)[1])
     assert read_memo(path) is None
+    # written by other scoring code under the same package version (a checkout between releases)
+    header, body = data.split(b"\n", 1)
+    assert f"code-{code_digest()}".encode() in header
+    path.write_bytes(header.replace(code_digest().encode(), b"0" * len(code_digest())) + b"\n" + body)
+    assert read_memo(path) is None
+    path.write_bytes(data)
+    assert read_memo(path) is not None
     assert read_memo(tmp_path / "absent.memo") is None
 
 
