@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from dbt_schema_link.artifacts.records import ColumnRef, DeclaredLink, LinkOrigin
-from dbt_schema_link.discovery.evidence import relation_match
+from dbt_schema_link.discovery.evidence import has_name_signal, relation_match
 from dbt_schema_link.discovery.features import ColInfo, Features, RelInfo
 from dbt_schema_link.discovery.names import concat, singular, tokens
 from dbt_schema_link.discovery.policy import CARDINALITY
@@ -195,7 +195,7 @@ def composite_links(features: Features, settings: DiscoverySettings, verify: Tup
                 and not _key_to_key(cand, res):
             kept.append((cand, res))
     best: dict[tuple, Link] = {}  # one parent per child tuple
-    for cand, res in kept:
+    for cand, res in _own_names_first(kept):
         conf, evidence = score(_evidence(cand, res, settings), measured=True)
         if conf < settings.min_confidence:
             continue
@@ -212,11 +212,32 @@ def composite_links(features: Features, settings: DiscoverySettings, verify: Tup
     return sorted(best.values(), key=Link.sort_key), len(cands)
 
 
+def _own_names_first(kept: list[tuple[TupleCandidate, TupleContainmentResult]]
+                     ) -> list[tuple[TupleCandidate, TupleContainmentResult]]:
+    """``kept`` without the tuples that match a child column to a parent column of another name
+    when another kept tuple matches that column by its own name: the column is one key's part
+    (``student_course_id`` in ``(region_code, student_course_id) -> enrolment_courses``, not in
+    ``(site_code, student_course_id) -> courses``: a partitioned numbering fits both)."""
+    by_own_name = {c.key for cand, _ in kept for c, p in zip(cand.child, cand.parent) if c.parts.norm == p.parts.norm}
+    return [(cand, res) for cand, res in kept
+            if not any(c.key in by_own_name and c.parts.norm != p.parts.norm for c, p in zip(cand.child, cand.parent))]
+
+
 def without_parts(single: list[Link], composite: list[Link]) -> list[Link]:
     """The single-column links with those a composite link explains taken out: a link from one
-    column of the tuple to a column of the same parent is a part of the key, not a join."""
+    column of the tuple to a column of the same parent is a part of the key, not a join; and a
+    link by values alone from a column of a composite link (either side) is its numbering, not a
+    second reference: a partitioned key's parts are small runs (1..k in each partition) that any
+    dense key holds. Links that names or SQL vouch for stay (``sr_item_sk`` is part of a key of
+    returns and references items)."""
     parts = {(c.key(), p.relation) for link in composite for c, p in link.column_pairs()}
-    return [link for link in single if (link.child.key(), link.parent.relation) not in parts]
+    columns = {ref.key() for link in composite for pair in link.column_pairs() for ref in pair}
+    return [link for link in single if (link.child.key(), link.parent.relation) not in parts
+            and not (link.child.key() in columns and not _vouched(link))]
+
+
+def _vouched(link: Link) -> bool:
+    return has_name_signal(link.evidence) or link.has(Signal.SQL_JOIN)
 
 
 def _key(pairs) -> tuple:

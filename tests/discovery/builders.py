@@ -16,7 +16,9 @@ import numpy as np
 from dbt_schema_link.artifacts.records import (
     Column, ColumnRef, DeclaredLink, LinkOrigin, Project, Relation, ResourceType,
 )
-from dbt_schema_link.profiling.records import ColumnProfile, ContainmentResult, ProfileSet, RelationProfile
+from dbt_schema_link.profiling.records import (
+    ColumnProfile, ContainmentResult, ProfileSet, RelationProfile, TupleContainmentResult,
+)
 
 K = 64
 _SEEDS = np.random.default_rng(7).integers(0, 2**63, size=256, dtype=np.uint64) | np.uint64(1)
@@ -143,6 +145,27 @@ class Warehouse:
                 b = {canonical(v) for v in self.values.get((p.relation, p.column.lower()), []) if v is not None}
                 out[(c, p)] = ContainmentResult(c.relation, c.column, p.relation, p.column, len(a), len(a & b),
                                                 orphan_rows=sum(1 for v in rows if v not in b))
+            return out
+        return verify
+
+
+    def tuple_verifier(self):
+        """What ``schema_link_tuple_containment`` measures, computed from the rows."""
+        def rows_of(refs) -> list[tuple]:
+            columns = [self.values[(r.relation, r.column.lower())] for r in refs]
+            return [tuple(None if v is None else canonical(v) for v in row) for row in zip(*columns)]
+
+        def verify(pairs):
+            out = {}
+            for child, parent in pairs:
+                child_rows = [t for t in rows_of(child) if None not in t]
+                parent_rows = rows_of(parent)
+                held = {t for t in parent_rows if None not in t}
+                distinct = set(child_rows)
+                out[(child, parent)] = TupleContainmentResult(
+                    child[0].relation, tuple(r.column for r in child), parent[0].relation,
+                    tuple(r.column for r in parent), len(distinct), len(distinct & held),
+                    sum(1 for t in child_rows if t not in held), len(parent_rows), len(held))
             return out
         return verify
 
