@@ -22,7 +22,8 @@ from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.sqlfacts import SqlJoin
 from dbt_schema_link.discovery.types import Compat, TypeFamily, compatibility
 from dbt_schema_link.discovery.values import (
-    ESTIMATE_BATCH, ContainmentEstimate, estimate_containment, estimate_containments, value_space_surprise,
+    ESTIMATE_BATCH, ContainmentEstimate, estimate_containment, estimate_containments, range_density_surprise,
+    value_space_surprise,
 )
 from dbt_schema_link.profiling.records import ContainmentResult
 
@@ -523,12 +524,21 @@ def range_spread_surprise(child: ColInfo, parent: ColInfo) -> float:
 
 
 def _surprise(child: ColInfo, parent: ColInfo) -> float:
-    """``value_space_surprise`` of the child's values inside the parent's (0 without values)."""
+    """How improbable the child's values inside the parent's are by chance (0 without values):
+    ``value_space_surprise`` from their lengths, or, when the parent's numeric range is measured
+    and holds the child's, the lower ``range_density_surprise`` (12 months inside property ids
+    1..15 are no surprise, whatever their lengths say)."""
     if not (child.has_values and parent.has_values):
         return 0.0
     prof = child.profile
-    return value_space_surprise(child.distinct, prof.min_len, prof.max_len, parent.distinct,
-                                numeric=child.numeric_values or parent.numeric_values)
+    by_length = value_space_surprise(child.distinct, prof.min_len, prof.max_len, parent.distinct,
+                                     numeric=child.numeric_values or parent.numeric_values)
+    c, p = prof, parent.profile
+    if None in (c.min_value, c.max_value, p.min_value, p.max_value) or p.distinct_approx \
+            or c.min_value < p.min_value or c.max_value > p.max_value:
+        return by_length
+    parent_n = parent.distinct / parent.rel.sample_fraction  # a sampled parent holds more keys than it showed
+    return min(by_length, range_density_surprise(child.distinct, round(parent_n), p.min_value, p.max_value))
 
 
 def cross_source_evidence(child: ColInfo, parent: ColInfo, settings: DiscoverySettings) -> Evidence | None:

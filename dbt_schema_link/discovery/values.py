@@ -340,6 +340,18 @@ def _minhash(signature: np.ndarray) -> LeanMinHash:
     return LeanMinHash(seed=1, hashvalues=signature, scheme="affine64")
 
 
+def range_density_surprise(child_n: int, parent_n: int, parent_min: float, parent_max: float) -> float:
+    """How improbable (in decimal orders of magnitude) it is that ``child_n`` distinct integers
+    inside the parent's numeric range all fall on the parent's keys, were they drawn at random
+    from that range: ~0 for a dense key (1..N holds every number of its range), large for sparse
+    keys (16 ids spread over 1025..1934). The range is measured (profiles' min/max), so this is a
+    tighter chance model than the space of values of the child's lengths."""
+    span = parent_max - parent_min + 1.0
+    if child_n <= 0 or parent_n <= 0 or not math.isfinite(span) or span <= parent_n:
+        return 0.0
+    return min(1000.0, child_n * -math.log10(parent_n / span))
+
+
 def value_space_surprise(child_n: int, child_min_len: int | None, child_max_len: int | None,
                          parent_n: int, numeric: bool) -> float:
     """How improbable (in decimal orders of magnitude) it is that ``child_n`` distinct values,

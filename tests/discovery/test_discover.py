@@ -284,6 +284,24 @@ def test_a_large_child_domain_may_link_by_values_alone():
     assert run(w).inferred == []
 
 
+def test_few_numbers_inside_a_dense_key_are_chance_whatever_their_lengths():
+    # twelve month numbers inside property ids 1..15: by their lengths (1..99) landing on 15 keys
+    # looks improbable (~1e-10); inside the key's measured range every number is a key
+    w = Warehouse()
+    w.table("properties", {"property_id": (INT, ids(15)), "name": (TEXT, [f"p{i}" for i in range(15)])})
+    w.table("calendar", {"day": (TEXT, [f"2017-{1 + i % 12:02d}-{1 + i // 12:02d}" for i in range(300)]),
+                         "month_number": (INT, [1 + i % 12 for i in range(300)])})
+    links = run(w, min_confidence=TRAP_BAR)
+    assert links.inferred == []
+    assert [(r.trap, r.child.column) for r in links.rejected] == [(Trap.SMALL_SUBSET, "month_number")]
+    # the same count of ids among sparse keys (15 ids spread over 1,000..9,000) is no chance
+    w = Warehouse()
+    keys = list(range(1000, 9000, 533))
+    w.table("properties", {"property_id": (INT, keys), "name": (TEXT, [f"p{i}" for i in range(len(keys))])})
+    w.table("visits", {"visit_id": (INT, ids(300, 20000)), "venue": (INT, [keys[i % 12] for i in range(300)])})
+    assert pairs(run(w, min_confidence=TRAP_BAR).inferred) == {("visits.venue", "properties.property_id")}
+
+
 def test_small_numbers_at_the_low_end_of_a_dense_key_range_are_chance():
     rng = random.Random(14)
     w = Warehouse()

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dbt_schema_link.discovery import DiscoverySettings, discover
-from dbt_schema_link.discovery.values import value_space_surprise
+from dbt_schema_link.discovery.values import range_density_surprise, value_space_surprise
 from dbt_schema_link.profiling.envelope import MAX_COUNT, column_profile, containment_result, relation_profile
 from tests.discovery.builders import Warehouse
 
@@ -87,3 +87,11 @@ def test_discovery_survives_extreme_profiles(data):
     links = discover(w.project(), profiles, DiscoverySettings(), verify=w.verifier())
     for link in links.links:
         assert 0.0 <= link.confidence <= 1.0
+
+
+def test_range_density_surprise():
+    assert range_density_surprise(12, 15, 1, 15) == 0.0  # a dense key holds every number of its range
+    assert math.isclose(range_density_surprise(10, 16, 1025, 1934), -10 * math.log10(16 / 910))
+    assert range_density_surprise(10**9, 1, 0, 1e300) == 1000.0  # bounded
+    assert range_density_surprise(3, 5, 0, float("inf")) == 0.0  # no finite range: no claim
+    assert range_density_surprise(0, 5, 1, 100) == 0.0
