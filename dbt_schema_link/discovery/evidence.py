@@ -445,9 +445,9 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
             return Trap.CROSS_SOURCE, (
                 f"{child.label} and {parent.label} come from unrelated sources and {child.distinct} values "
                 f"inside {parent.distinct} would match by chance (chance ~1e-{surprise:.1f})")
-    if _numbered_inside(child, parent) and not (named and _same_name(evidence)):
+    if _numbered_inside(child, parent) and not (named and _names_whole(child, parent)):
         # a word in common (`student_course_id` -> courses.course_id) does not outweigh the
-        # numbering of dense surrogate keys; the child keeping the parent key's name is a 1:1 split
+        # numbering of dense surrogate keys; a child named for the parent whole is a 1:1 split
         low, high = child.profile.min_value, child.profile.max_value
         return Trap.KEY_TO_KEY, (f"{child.label} is its own relation's key, numbered {low:g}..{high:g} without "
                                  "a gap inside the longer run of the key it falls in"
@@ -495,9 +495,13 @@ def _numbered_inside(child: ColInfo, parent: ColInfo) -> bool:
             and child.distinct < parent.distinct)
 
 
-def _same_name(evidence: Sequence[Evidence]) -> bool:
-    """The child has the parent key's own name (``NAME_EXACT`` strong enough to speak)."""
-    return any(e.signal is Signal.NAME_EXACT and e.strength >= NAMES.signal_min for e in evidence)
+def _names_whole(child: ColInfo, parent: ColInfo) -> bool:
+    """The child's whole head (key markers aside: ``fk_employee_id``) is the parent key's head
+    (``pk_employee_id``) or the parent relation's whole name (``employee_id`` -> employee.id),
+    not one word of it (``student_course_id`` -> courses.course_id)."""
+    head = child.parts.head_key
+    return bool(head) and (head == parent.parts.head_key
+                           or parent.rel.names.keys.get(head, 0.0) >= KEY.names_relation_min)
 
 
 def _numbered(col: ColInfo) -> bool:
