@@ -531,7 +531,7 @@ def _surprise(child: ColInfo, parent: ColInfo) -> float:
     """How improbable the child's values inside the parent's are by chance (0 without values):
     ``value_space_surprise`` from their lengths, or, when the parent's numeric range is measured
     and holds the child's, the lower ``range_density_surprise`` (12 months inside property ids
-    1..15 are no surprise, whatever their lengths say)."""
+    1..15 are no surprise, whatever their lengths say; three 4-digit ids inside 2001..2003 are)."""
     if not (child.has_values and parent.has_values):
         return 0.0
     prof = child.profile
@@ -542,7 +542,8 @@ def _surprise(child: ColInfo, parent: ColInfo) -> float:
             or c.min_value < p.min_value or c.max_value > p.max_value:
         return by_length
     parent_n = parent.distinct / parent.rel.sample_fraction  # a sampled parent holds more keys than it showed
-    return min(by_length, range_density_surprise(child.distinct, round(parent_n), p.min_value, p.max_value))
+    return min(by_length, range_density_surprise(child.distinct, round(parent_n), p.min_value, p.max_value,
+                                                 prof.min_len, prof.max_len))
 
 
 def cross_source_evidence(child: ColInfo, parent: ColInfo, settings: DiscoverySettings) -> Evidence | None:

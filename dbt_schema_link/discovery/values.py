@@ -340,16 +340,33 @@ def _minhash(signature: np.ndarray) -> LeanMinHash:
     return LeanMinHash(seed=1, hashvalues=signature, scheme="affine64")
 
 
-def range_density_surprise(child_n: int, parent_n: int, parent_min: float, parent_max: float) -> float:
-    """How improbable (in decimal orders of magnitude) it is that ``child_n`` distinct integers
-    inside the parent's numeric range all fall on the parent's keys, were they drawn at random
-    from that range: ~0 for a dense key (1..N holds every number of its range), large for sparse
-    keys (16 ids spread over 1025..1934). The range is measured (profiles' min/max), so this is a
-    tighter chance model than the space of values of the child's lengths."""
+#: The most surprise reported (decimal orders): beyond it every pair is equally implausible.
+_SURPRISE_CAP = 1000.0
+#: Value lengths past 10**5 characters all mean "a space no parent fills" (and must not overflow).
+_LONGEST = 100_000
+
+
+def range_density_surprise(child_n: int, parent_n: int, parent_min: float, parent_max: float,
+                           child_min_len: int | None, child_max_len: int | None) -> float:
+    """How improbable (in decimal orders of magnitude) it is that ``child_n`` distinct integers of
+    the child's lengths all fall on the parent's keys by chance, from the parent's measured range:
+    each must land inside that range — under a scale-free (log-uniform) draw over the numbers of
+    the child's lengths, as counters and sequences start at 1, so ``1..15`` holds most small
+    numbers while ``2001..2003`` holds almost no four-digit one — and there on a key (the range's
+    density: a dense key 1..N holds every number of its range). 0 when nothing can be said."""
     span = parent_max - parent_min + 1.0
-    if child_n <= 0 or parent_n <= 0 or not math.isfinite(span) or span <= parent_n:
+    if child_n <= 0 or parent_n <= 0 or not math.isfinite(span) or span <= 0 or not child_min_len or not child_max_len:
         return 0.0
-    return min(1000.0, child_n * -math.log10(parent_n / span))
+    lo, hi = min(max(1, child_min_len), _LONGEST), min(max(child_min_len, child_max_len), _LONGEST)
+    ln10 = math.log(10.0)
+    space_low, space_high = (lo - 1) * ln10, hi * ln10  # ln of the smallest and past the largest number
+    low = max(math.log(max(parent_min, 1.0)), space_low)
+    high = min(math.log(max(parent_max + 1.0, 1.0)), space_high)
+    if high <= low or space_high <= space_low:
+        return 0.0
+    in_range = (high - low) / (space_high - space_low)
+    on_key = min(1.0, parent_n / span)
+    return min(_SURPRISE_CAP, child_n * -(math.log10(in_range) + math.log10(on_key)))
 
 
 def value_space_surprise(child_n: int, child_min_len: int | None, child_max_len: int | None,
@@ -361,12 +378,9 @@ def value_space_surprise(child_n: int, child_min_len: int | None, child_max_len:
     Few values inside a dense key range (ids 1..N) give ~0 (no surprise: any small number is
     "contained"); values among sparse keys (4-digit ids, 3-letter codes) give a large number.
     """
-    cap = 1000.0  # the most surprise reported: beyond it every pair is equally implausible
     if child_n <= 0 or parent_n <= 0 or not child_min_len or not child_max_len:
         return 0.0
-    # Lengths past 10**5 characters all mean "a space no parent fills" (and must not overflow).
-    longest = 100_000
-    lo, hi = min(max(1, child_min_len), longest), min(max(child_min_len, child_max_len), longest)
+    lo, hi = min(max(1, child_min_len), _LONGEST), min(max(child_min_len, child_max_len), _LONGEST)
     # In log10 space: 10 ** hi overflows a float past 308 digits (long numeric strings are real).
     if numeric:
         # 10**hi - 10**(lo-1) = 10**hi * (1 - 10**(lo-1-hi)), and lo - 1 < hi whenever lo > 1
@@ -378,6 +392,6 @@ def value_space_surprise(child_n: int, child_min_len: int | None, child_max_len:
     if log_density >= 0.0:
         return 0.0
     # child_n * -log_density, capped; compared before multiplying so a huge count never overflows
-    if child_n >= cap / -log_density:
-        return cap
+    if child_n >= _SURPRISE_CAP / -log_density:
+        return _SURPRISE_CAP
     return child_n * -log_density

@@ -90,8 +90,15 @@ def test_discovery_survives_extreme_profiles(data):
 
 
 def test_range_density_surprise():
-    assert range_density_surprise(12, 15, 1, 15) == 0.0  # a dense key holds every number of its range
-    assert math.isclose(range_density_surprise(10, 16, 1025, 1934), -10 * math.log10(16 / 910))
-    assert range_density_surprise(10**9, 1, 0, 1e300) == 1000.0  # bounded
-    assert range_density_surprise(3, 5, 0, float("inf")) == 0.0  # no finite range: no claim
-    assert range_density_surprise(0, 5, 1, 100) == 0.0
+    # 1..15 dense: holds most small numbers (scale-free draw) and each of its own: ~1e-2.6 for 12
+    assert math.isclose(range_density_surprise(12, 15, 1, 15, 1, 2), -12 * math.log10(math.log(16) / math.log(100)))
+    assert range_density_surprise(12, 15, 1, 15, 1, 2) < 8
+    # three 4-digit ids inside 2001..2003: landing there at all is improbable
+    assert range_density_surprise(3, 3, 2001, 2003, 4, 4) > 8
+    # sparse keys: the range and the keys in it both count
+    sparse = range_density_surprise(14, 16, 1025, 1934, 4, 4)
+    assert math.isclose(sparse, -14 * (math.log10(math.log(1935 / 1025) / math.log(10)) + math.log10(16 / 910)))
+    assert range_density_surprise(10**9, 1, 0, 1e300, 1, 400) == 1000.0  # bounded
+    assert range_density_surprise(3, 5, 0, float("inf"), 1, 2) == 0.0  # no finite range: no claim
+    assert range_density_surprise(0, 5, 1, 100, 1, 2) == 0.0
+    assert range_density_surprise(5, 5, 1, 100, None, None) == 0.0  # no lengths: no space to draw from
