@@ -163,6 +163,8 @@ class Signal(str, Enum):
     SQL_JOIN = "sql_join"
     CROSS_SOURCE = "cross_source"  # against: child and parent come from unrelated sources
     CALENDAR_KEY = "calendar_key"  # a column of days and a relation keyed by days
+    #: for a pair no name or SQL vouches for: how improbable its matched values are by chance
+    VALUE_SURPRISE = "value_surprise"
     DECLARED_TEST = "declared_test"
     DECLARED_CONSTRAINT = "declared_constraint"
     SEMANTIC_ENTITY = "semantic_entity"

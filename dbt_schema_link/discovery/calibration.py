@@ -34,6 +34,7 @@ MEASURED = Table(bias=-4.444, weights={
     Signal.VALUE_CONTAINMENT_ESTIMATE: 4.004,
     Signal.EXACT_CONTAINMENT: 3.936,
     Signal.SQL_JOIN: 3.500,
+    Signal.VALUE_SURPRISE: 1.000,
 })
 
 
@@ -48,4 +49,5 @@ NAMES_ONLY = Table(bias=-1.943, weights={
     Signal.VALUE_CONTAINMENT_ESTIMATE: 3.000,
     Signal.EXACT_CONTAINMENT: 4.000,
     Signal.SQL_JOIN: 3.500,
+    Signal.VALUE_SURPRISE: 1.000,
 })

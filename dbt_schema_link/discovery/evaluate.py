@@ -12,8 +12,8 @@ from dbt_schema_link.discovery.candidates import Candidate
 from dbt_schema_link.discovery.domains import UnionFind
 from dbt_schema_link.discovery.evidence import (
     Block, RelationMatches, ValueFit, calendar_evidence, cardinality_evidence, cross_source_evidence, deferred_detail,
-    exact_evidence, find_trap, has_name_signal, is_calendar_pair, name_evidence, range_spread_surprise, sql_evidence,
-    type_evidence, value_evidence, values_agree,
+    exact_evidence, find_trap, has_name_signal, is_calendar_pair, matched_surprise, name_evidence, range_spread_surprise,
+    sql_evidence, surprise_evidence, type_evidence, value_evidence, values_agree,
 )
 from dbt_schema_link.discovery.policy import CAPS, CARDINALITY, TYPES
 from dbt_schema_link.discovery.records import Evidence, Signal, Trap
@@ -130,10 +130,16 @@ def evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstim
     if wider:
         card = _orphans_measured(child, parent, card, est, exact, settings)
     evidence.append(card)
+    # no name or SQL: how far chance explains the values the parent holds is evidence itself,
+    # and values beyond chance make orphans a partial link as names do (13 of 14 sparse ids)
+    chance = None if named or joined else matched_surprise(child, parent, est, exact)
+    vouched = named or joined or (chance is not None and chance[0] >= settings.nameless_min_surprise)
     if est is not None:
-        evidence.append(value_evidence(child, parent, est, settings, vouched=named or joined))
+        evidence.append(value_evidence(child, parent, est, settings, vouched=vouched))
     if exact is not None and exact.child_distinct:
-        evidence.append(exact_evidence(child, parent, exact, settings, vouched=named or joined))
+        evidence.append(exact_evidence(child, parent, exact, settings, vouched=vouched))
+    if chance is not None:
+        evidence.append(surprise_evidence(chance))
     against = cross_source_evidence(child, parent, settings)
     if against is not None and not joined:
         evidence.append(against)

@@ -16,7 +16,7 @@ import numpy as np
 
 from dbt_schema_link.discovery.features import ColInfo, keys_calendar, unrelated_sources
 from dbt_schema_link.discovery.names import MEASURE_WORDS, Role, affix_similarity, fuzzy_similarity, may_abbreviate
-from dbt_schema_link.discovery.policy import CARDINALITY, KEY, NAMES, TRAPS, TYPES, VALUES
+from dbt_schema_link.discovery.policy import CARDINALITY, KEY, NAMES, SURPRISE_FULL, TRAPS, TYPES, VALUES
 from dbt_schema_link.discovery.records import Evidence, Signal, Trap
 from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.sqlfacts import SqlJoin
@@ -357,6 +357,35 @@ def values_agree(est: ContainmentEstimate | None, exact: ContainmentResult | Non
             and est.containment >= settings.min_estimated_containment)
 
 
+def matched_surprise(child: ColInfo, parent: ColInfo, est: ContainmentEstimate | None,
+                     exact: ContainmentResult | None) -> tuple[float, int, int] | None:
+    """How improbable it is by chance that as many of the child's values as the parent holds
+    would fall among the parent's, in decimal orders of magnitude (the ``C(n, k)`` ways to pick
+    which ``k`` of the ``n`` values fall in discounted), with ``k`` and ``n``; ``None`` without
+    measured values (an estimate of too little reliability is none)."""
+    if not (child.has_values and parent.has_values):
+        return None
+    if exact is not None and exact.child_distinct:
+        n, matched = exact.child_distinct, exact.matched
+    elif est is not None and est.reliability >= VALUES.estimate_reliability_min:
+        n = child.distinct
+        matched = int(round(est.containment * n))
+    else:
+        return None
+    if n <= 0 or matched <= 0:
+        return 0.0, matched, n
+    ways = (math.lgamma(n + 1) - math.lgamma(matched + 1) - math.lgamma(n - matched + 1)) / math.log(10)
+    return max(0.0, _surprise(child, parent, matched) - ways), matched, n
+
+
+def surprise_evidence(chance: tuple[float, int, int]) -> Evidence:
+    """``value_surprise`` of a pair no name or SQL vouches for: its matched values beyond chance
+    (sparse keys) or not (a dense range holds any number)."""
+    surprise, matched, n = chance
+    return Evidence(Signal.VALUE_SURPRISE, min(1.0, surprise / SURPRISE_FULL),
+                    f"{matched} of {n} child values among the parent's keys: chance ~1e-{surprise:.1f}")
+
+
 def _ramp(value: float, threshold: float) -> float:
     """+1 at 1.0, 0 at ``threshold``, -1 at or below ``threshold - (1 - threshold)``."""
     width = max(1.0 - threshold, 1e-6)
@@ -527,22 +556,25 @@ def range_spread_surprise(child: ColInfo, parent: ColInfo) -> float:
     return -(child.distinct - 1) * math.log10(child_span / parent_span)
 
 
-def _surprise(child: ColInfo, parent: ColInfo) -> float:
-    """How improbable the child's values inside the parent's are by chance (0 without values):
-    ``value_space_surprise`` from their lengths, or, when the parent's numeric range is measured
-    and holds the child's, the lower ``range_density_surprise`` (12 months inside property ids
-    1..15 are no surprise, whatever their lengths say; three 4-digit ids inside 2001..2003 are)."""
+def _surprise(child: ColInfo, parent: ColInfo, count: int | None = None) -> float:
+    """How improbable the child's values (``count`` of those the parent holds; all of them by
+    default) inside the parent's are by chance (0 without values): ``value_space_surprise`` from
+    their lengths, or, when the parent's numeric range is measured and holds those values, the
+    lower ``range_density_surprise`` (12 months inside property ids 1..15 are no surprise,
+    whatever their lengths say; three 4-digit ids inside 2001..2003 are)."""
     if not (child.has_values and parent.has_values):
         return 0.0
     prof = child.profile
-    by_length = value_space_surprise(child.distinct, prof.min_len, prof.max_len, parent.distinct,
+    n = child.distinct if count is None else count
+    by_length = value_space_surprise(n, prof.min_len, prof.max_len, parent.distinct,
                                      numeric=child.numeric_values or parent.numeric_values)
     c, p = prof, parent.profile
-    if None in (c.min_value, c.max_value, p.min_value, p.max_value) or p.distinct_approx \
-            or c.min_value < p.min_value or c.max_value > p.max_value:
+    if None in (c.min_value, c.max_value, p.min_value, p.max_value) or p.distinct_approx:
         return by_length
+    if count is None and (c.min_value < p.min_value or c.max_value > p.max_value):
+        return by_length  # (values the parent holds lie in its range whatever the child's spread)
     parent_n = parent.distinct / parent.rel.sample_fraction  # a sampled parent holds more keys than it showed
-    return min(by_length, range_density_surprise(child.distinct, round(parent_n), p.min_value, p.max_value,
+    return min(by_length, range_density_surprise(n, round(parent_n), p.min_value, p.max_value,
                                                  prof.min_len, prof.max_len))
 
 

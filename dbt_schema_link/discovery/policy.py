@@ -121,6 +121,11 @@ class ValueRules:
     estimate_reliability_min: float = 0.5  # a MinHash estimate below this cannot let text meet numbers
 
 
+#: Decimal orders of improbability (by chance) at which a nameless pair's ``value_surprise`` has
+#: full strength: three times the default bar a value-only link clears (``nameless_min_surprise``).
+SURPRISE_FULL = 24.0
+
+
 @dataclass(frozen=True)
 class Caps:
     """Ceilings on a pair's confidence that evidence weights cannot lift."""
@@ -170,7 +175,7 @@ class SelectionRules:
 PRIOR_WEIGHTS: dict[Signal, float] = {
     Signal.NAME_EXACT: 2.5, Signal.NAME_PATTERN: 3.0, Signal.NAME_FUZZY: 1.5, Signal.ROLE_NAME: 2.0,
     Signal.TYPE_MATCH: 0.5, Signal.CARDINALITY: 1.5, Signal.VALUE_CONTAINMENT_ESTIMATE: 3.0,
-    Signal.EXACT_CONTAINMENT: 4.0, Signal.SQL_JOIN: 3.5,
+    Signal.EXACT_CONTAINMENT: 4.0, Signal.SQL_JOIN: 3.5, Signal.VALUE_SURPRISE: 1.0,
 }
 #: The strength of that pull (not on the bias): a prior worth a handful of labelled pairs per signal.
 PRIOR_L2 = 2.0

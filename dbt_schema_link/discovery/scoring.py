@@ -21,6 +21,7 @@ from dbt_schema_link.discovery.calibration import Table
 FITTED_SIGNALS: tuple[Signal, ...] = (
     Signal.NAME_EXACT, Signal.NAME_PATTERN, Signal.NAME_FUZZY, Signal.ROLE_NAME, Signal.TYPE_MATCH,
     Signal.CARDINALITY, Signal.VALUE_CONTAINMENT_ESTIMATE, Signal.EXACT_CONTAINMENT, Signal.SQL_JOIN,
+    Signal.VALUE_SURPRISE,
 )
 
 #: Signals of measured values (an exact check supersedes the estimate).

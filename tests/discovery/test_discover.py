@@ -302,6 +302,32 @@ def test_few_numbers_inside_a_dense_key_are_chance_whatever_their_lengths():
     assert pairs(run(w, min_confidence=TRAP_BAR).inferred) == {("visits.venue", "properties.property_id")}
 
 
+def friends_of(keys: list[int], orphans: list[int]) -> Warehouse:
+    """students keyed by ``keys``; friend.student_id names no relation and holds 13 of them
+    and the ``orphans`` (students that were never loaded)."""
+    w = Warehouse()
+    w.table("highschooler", {"id": (INT, keys), "name": (TEXT, [f"h{i}" for i in range(len(keys))]),
+                             "grade": (INT, [9 + i % 4 for i in range(len(keys))])})
+    values = keys[:13] + orphans
+    w.table("friend", {"student_id": (INT, [values[i % len(values)] for i in range(40)])})
+    return w
+
+
+def test_values_beyond_chance_make_a_nameless_pair_with_orphans_a_partial_link():
+    # 13 of 14 ids found among 16 keys spread over 1,025..1,934: chance ~1e-24, so the one
+    # orphan is a late-arriving row, as when names vouch (before: the pair needed 90% contained)
+    sparse = [1025 + 57 * i for i in range(16)]
+    links = run(friends_of(sparse, [1936]))
+    assert pairs(links.inferred) == {("friend.student_id", "highschooler.id")}
+    (link,) = links.inferred
+    assert link.orphans is not None and (link.orphans.values, link.orphans.of_values) == (1, 14)
+    surprise = next(e for e in link.evidence if e.signal is Signal.VALUE_SURPRISE)
+    assert surprise.strength > 0.75 and "13 of 14 child values among the parent's keys" in surprise.detail
+    # the same share inside a dense key (1..16 holds every number up to 16): chance, no link
+    dense = run(friends_of(list(range(1, 17)), [17]), min_confidence=TRAP_BAR)
+    assert not [l for l in dense.inferred if l.child.column == "student_id"]
+
+
 def test_small_numbers_at_the_low_end_of_a_dense_key_range_are_chance():
     rng = random.Random(14)
     w = Warehouse()
