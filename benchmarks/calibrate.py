@@ -48,7 +48,7 @@ REPO_ROOT = BENCH_DIR.parent
 sys.path.insert(0, str(REPO_ROOT))
 
 from dbt_schema_link.artifacts.manifest import read_project  # noqa: E402
-from dbt_schema_link.discovery import DiscoverySettings, discover  # noqa: E402
+from dbt_schema_link.discovery import DiscoverySettings, calibration, discover  # noqa: E402
 from dbt_schema_link.discovery.policy import PRIOR_L2, PRIOR_WEIGHTS  # noqa: E402
 from dbt_schema_link.discovery.records import Signal  # noqa: E402
 from dbt_schema_link.discovery.scoring import FITTED_SIGNALS, VALUE_SIGNALS  # noqa: E402
@@ -149,10 +149,13 @@ def run_database(folder: Path) -> tuple | None:
     return rows, sc, accepted, misses, extras
 
 
-def fit(rows: list[Row], l2: float = L2, prior: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+def fit(rows: list[Row], l2: float = L2, prior: np.ndarray | None = None,
+        fixed: tuple[float, np.ndarray, int] | None = None) -> tuple[float, np.ndarray]:
     """Logistic regression with weights >= 0 (L-BFGS-B with bounds). The L2 penalty pulls each
     weight towards ``prior`` (default 0): a signal the corpus barely shows (SQL joins in a
-    sources-only corpus, roles) keeps its prior instead of falling to 0."""
+    sources-only corpus, roles) keeps its prior instead of falling to 0. ``fixed`` (bias,
+    weights, i): only weight ``i`` is fitted, the bias and every other weight held at the given
+    table's (a new signal fitted without moving the decisions the shipped table makes)."""
     X = np.array([r.x for r in rows])
     y = np.array([r.y for r in rows], dtype=float)
     n, d = X.shape
@@ -173,6 +176,11 @@ def fit(rows: list[Row], l2: float = L2, prior: np.ndarray | None = None) -> tup
     start = centre.copy()
     start[0] = -3.0
     bounds = [(None, None)] + [(0.0, None)] * d
+    if fixed is not None:
+        bias, weights, free = fixed
+        start = np.concatenate([[bias], weights])
+        bounds = [(v, v) for v in start]
+        bounds[1 + free] = (0.0, None)
     result = minimize(loss, start, jac=True, method="L-BFGS-B", bounds=bounds,
                       options={"maxiter": 1000})
     return float(result.x[0]), result.x[1:]
@@ -234,6 +242,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--write", action="store_true", help=f"write the fitted table to {CALIBRATION_PY}")
     ap.add_argument("--json", type=Path, help="write figures here")
     ap.add_argument("--misses", action="store_true", help="list missed and wrong links per database (stderr)")
+    ap.add_argument("--only", metavar="SIGNAL", help="fit this signal's weight alone, the bias and every other "
+                    "weight held at the shipped table's (a new signal, fitted without a joint refit)")
     args = ap.parse_args(argv)
     if not args.workdir.is_dir():
         print(f"error: {args.workdir} not found: run benchmarks/conventions.py --prepare-only first", file=sys.stderr)
@@ -281,7 +291,13 @@ def main(argv: list[str] | None = None) -> int:
         train = rows.get(("tuning", table), [])
         if not train:
             continue
-        bias, weights = fit(train, prior=prior)
+        if args.only:
+            shipped = calibration.MEASURED if table == MEASURED else calibration.NAMES_ONLY
+            free = FITTED_SIGNALS.index(Signal(args.only))
+            bias, weights = fit(train, prior=prior, fixed=(
+                shipped.bias, np.array([shipped.weights.get(s, PRIOR[s]) for s in FITTED_SIGNALS]), free))
+        else:
+            bias, weights = fit(train, prior=prior)
         if table == NAMES:  # nothing measured: those signals never occur there, keep the prior
             weights = np.where([sig in VALUE_SIGNALS for sig in FITTED_SIGNALS], prior, weights)
         positives = sum(r.y for r in train)
@@ -292,7 +308,8 @@ def main(argv: list[str] | None = None) -> int:
         figures.setdefault("fit", {})[table] = {
             "bias": bias, "rows": len(train), "weights": {s.value: float(w) for s, w in zip(FITTED_SIGNALS, weights)}}
     if args.write and len(fits) == 2:
-        write_table(fits, f"the tuning half of {', '.join(conventions)}")
+        alone = f" ({args.only} fitted alone, the bias and every other weight held)" if args.only else ""
+        write_table(fits, f"the tuning half of {', '.join(conventions)}{alone}")
         print(f"wrote {CALIBRATION_PY}")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))
