@@ -323,6 +323,9 @@ def test_values_beyond_chance_make_a_nameless_pair_with_orphans_a_partial_link()
     assert link.orphans is not None and (link.orphans.values, link.orphans.of_values) == (1, 14)
     surprise = next(e for e in link.evidence if e.signal is Signal.VALUE_SURPRISE)
     assert surprise.strength > 0.75 and "13 of 14 child values among the parent's keys" in surprise.detail
+    # measured against the partial bar (as a named pair's), not against the 90% a link needs otherwise
+    exact = next(e for e in link.evidence if e.signal is Signal.EXACT_CONTAINMENT)
+    assert exact.strength > 0.5
     # the same share inside a dense key (1..16 holds every number up to 16): chance, no link
     dense = run(friends_of(list(range(1, 17)), [17]), min_confidence=TRAP_BAR)
     (weak,) = [l for l in dense.inferred if l.child.column == "student_id"]
