@@ -138,8 +138,9 @@ def evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstim
         evidence.append(value_evidence(child, parent, est, settings, vouched=vouched))
     if exact is not None and exact.child_distinct:
         evidence.append(exact_evidence(child, parent, exact, settings, vouched=vouched))
-    if chance is not None:
-        evidence.append(surprise_evidence(chance))
+    surprising = surprise_evidence(chance) if chance is not None else None
+    if surprising is not None:
+        evidence.append(surprising)
     against = cross_source_evidence(child, parent, settings)
     if against is not None and not joined:
         evidence.append(against)

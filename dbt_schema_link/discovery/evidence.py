@@ -308,13 +308,18 @@ def value_evidence(child: ColInfo, parent: ColInfo, est: ContainmentEstimate,
 
 def deferred_detail(evidence: Evidence, child: ColInfo, parent: ColInfo, est: ContainmentEstimate | None) -> Evidence:
     """``evidence`` with its detail written, when it is an item whose detail is left empty until
-    the pair is reported (:func:`value_evidence`'s, ``est`` its estimate, and
-    :func:`cross_source_evidence`'s): every candidate pair is weighed, hundreds of thousands at
+    the pair is reported (:func:`value_evidence`'s, ``est`` its estimate, :func:`surprise_evidence`'s
+    and :func:`cross_source_evidence`'s): every candidate pair is weighed, hundreds of thousands at
     warehouse scale, and few are reported."""
     if evidence.detail:
         return evidence
     if evidence.signal is Signal.VALUE_CONTAINMENT_ESTIMATE and est is not None:
         return replace(evidence, detail=est.describe(child.distinct, parent.distinct))
+    if evidence.signal is Signal.VALUE_SURPRISE:
+        surprise = evidence.strength * SURPRISE_FULL
+        return replace(evidence, detail=(
+            f"the values the parent holds would all be among its keys by chance with probability "
+            + (f"below 1e-{SURPRISE_FULL:.0f}" if evidence.strength >= 1.0 else f"~1e-{surprise:.1f}")))
     if evidence.signal is Signal.CROSS_SOURCE:
         return replace(evidence, detail=(
             f"{child.rel.relation.short_name!r} and {parent.rel.relation.short_name!r} come from "
@@ -378,12 +383,14 @@ def matched_surprise(child: ColInfo, parent: ColInfo, est: ContainmentEstimate |
     return max(0.0, _surprise(child, parent, matched) - ways), matched, n
 
 
-def surprise_evidence(chance: tuple[float, int, int]) -> Evidence:
+def surprise_evidence(chance: tuple[float, int, int]) -> Evidence | None:
     """``value_surprise`` of a pair no name or SQL vouches for: its matched values beyond chance
-    (sparse keys) or not (a dense range holds any number)."""
-    surprise, matched, n = chance
-    return Evidence(Signal.VALUE_SURPRISE, min(1.0, surprise / SURPRISE_FULL),
-                    f"{matched} of {n} child values among the parent's keys: chance ~1e-{surprise:.1f}")
+    (sparse keys); ``None`` where chance explains them (a dense range holds any number), the bulk
+    of value candidates at warehouse scale. Its detail is written by :func:`deferred_detail`."""
+    surprise = chance[0]
+    if surprise <= 0.0:
+        return None
+    return Evidence(Signal.VALUE_SURPRISE, min(1.0, surprise / SURPRISE_FULL), "")
 
 
 def _ramp(value: float, threshold: float) -> float:
