@@ -380,7 +380,14 @@ def matched_surprise(child: ColInfo, parent: ColInfo, est: ContainmentEstimate |
     if n <= 0 or matched <= 0:
         return 0.0, matched, n
     ways = (math.lgamma(n + 1) - math.lgamma(matched + 1) - math.lgamma(n - matched + 1)) / math.log(10)
-    return max(0.0, _surprise(child, parent, matched) - ways), matched, n
+    c, p = child.profile, parent.profile
+    if None in (c.min_value, c.max_value, p.min_value, p.max_value) or p.distinct_approx:
+        return max(0.0, _surprise(child, parent, matched) - ways), matched, n
+    # numbers: where the child's values lie is given (years, negative ones too, are where years
+    # are); what chance must explain is that those inside the parent's range hit its keys
+    span = p.max_value - p.min_value + 1.0
+    on_key = min(1.0, parent.distinct / parent.rel.sample_fraction / span) if span > 0 else 1.0
+    return max(0.0, matched * -math.log10(on_key) - ways), matched, n
 
 
 def surprise_evidence(chance: tuple[float, int, int]) -> Evidence | None:
