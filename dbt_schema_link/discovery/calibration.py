@@ -34,7 +34,7 @@ MEASURED = Table(bias=-4.444, weights={
     Signal.VALUE_CONTAINMENT_ESTIMATE: 4.004,
     Signal.EXACT_CONTAINMENT: 3.936,
     Signal.SQL_JOIN: 3.500,
-    Signal.VALUE_SURPRISE: 2.329,
+    Signal.VALUE_SURPRISE: 1.491,
 })
 
 
