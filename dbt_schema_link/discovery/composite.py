@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from dbt_schema_link.artifacts.records import ColumnRef, DeclaredLink, LinkOrigin
-from dbt_schema_link.discovery.evidence import has_name_signal, relation_match
+from dbt_schema_link.discovery.evidence import names_or_sql, relation_match
 from dbt_schema_link.discovery.features import ColInfo, Features, RelInfo
 from dbt_schema_link.discovery.names import concat, singular, tokens
 from dbt_schema_link.discovery.policy import CARDINALITY
@@ -233,11 +233,7 @@ def without_parts(single: list[Link], composite: list[Link]) -> list[Link]:
     parts = {(c.key(), p.relation) for link in composite for c, p in link.column_pairs()}
     columns = {ref.key() for link in composite for pair in link.column_pairs() for ref in pair}
     return [link for link in single if (link.child.key(), link.parent.relation) not in parts
-            and not (link.child.key() in columns and not _vouched(link))]
-
-
-def _vouched(link: Link) -> bool:
-    return has_name_signal(link.evidence) or link.has(Signal.SQL_JOIN)
+            and not (link.child.key() in columns and not names_or_sql(link.evidence))]
 
 
 def _key(pairs) -> tuple:

@@ -188,6 +188,11 @@ def has_name_signal(evidence: Sequence[Evidence]) -> bool:
     return False
 
 
+def names_or_sql(evidence: Sequence[Evidence]) -> bool:
+    """Whether names or the project's SQL speak for the pair (not its values alone)."""
+    return has_name_signal(evidence) or any(e.signal is Signal.SQL_JOIN for e in evidence)
+
+
 # -- types and cardinality -----------------------------------------------------------------
 
 def type_evidence(child: ColInfo, parent: ColInfo, values_agree: bool) -> Evidence | Block:

@@ -8,7 +8,7 @@ import functools
 from dbt_schema_link.discovery.domains import UnionFind, canonical_pair
 from dbt_schema_link.discovery.evaluate import Scored
 from dbt_schema_link.discovery.materialise import inferred_link
-from dbt_schema_link.discovery.evidence import designates, has_name_signal
+from dbt_schema_link.discovery.evidence import designates, names_or_sql
 from dbt_schema_link.discovery.policy import SELECTION
 from dbt_schema_link.discovery.records import Link
 from dbt_schema_link.discovery.settings import DiscoverySettings
@@ -27,7 +27,7 @@ def select(scored: dict, settings: DiscoverySettings,
     # and where the name designates one candidate relation (or the SQL joins it), only that one's
     # key may be a partial parent: the entity's key beats a bridge or history table's column
     full = {lineage_uf.find(s.cand.child.key) for s in ok if not _partial(s, settings)}
-    full_vouched = {lineage_uf.find(s.cand.child.key) for s in ok if not _partial(s, settings) and _vouched(s)}
+    full_vouched = {lineage_uf.find(s.cand.child.key) for s in ok if not _partial(s, settings) and names_or_sql(s.raw)}
     partial = [s for s in ok if _partial(s, settings)]
     designated = {lineage_uf.find(s.cand.child.key) for s in partial if _designated(s)}
     ok = [s for s in ok if not _partial(s, settings)
@@ -106,11 +106,6 @@ def select(scored: dict, settings: DiscoverySettings,
             collapsed = tuple((s.cand.child.ref, s.cand.parent.ref) for s in members if s is not keep)
             links.append(inferred_link(keep, collapsed))
     return links
-
-
-def _vouched(s: Scored) -> bool:
-    """Names or the project's SQL speak for the pair (not its values alone)."""
-    return bool(s.cand.joins) or has_name_signal(s.raw)
 
 
 def _designated(s: Scored) -> bool:
