@@ -323,7 +323,7 @@ def deferred_detail(evidence: Evidence, child: ColInfo, parent: ColInfo, est: Co
     if evidence.signal is Signal.VALUE_SURPRISE:
         surprise = evidence.strength * SURPRISE_FULL
         return replace(evidence, detail=(
-            f"the values the parent holds would all be among its keys by chance with probability "
+            "the values the parent holds would all be among its keys by chance with probability "
             + (f"below 1e-{SURPRISE_FULL:.0f}" if evidence.strength >= 1.0 else f"~1e-{surprise:.1f}")))
     if evidence.signal is Signal.CROSS_SOURCE:
         return replace(evidence, detail=(
