@@ -22,8 +22,8 @@ from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.sqlfacts import SqlJoin
 from dbt_schema_link.discovery.types import Compat, TypeFamily, compatibility
 from dbt_schema_link.discovery.values import (
-    ESTIMATE_BATCH, ContainmentEstimate, estimate_containment, estimate_containments, range_density_surprise,
-    value_space_surprise,
+    ESTIMATE_BATCH, ContainmentEstimate, common_step, count_on_step, estimate_containment, estimate_containments, log10_choose,
+    range_density_surprise, step_surprise, value_space_surprise,
 )
 from dbt_schema_link.profiling.records import ContainmentResult
 
@@ -384,7 +384,7 @@ def matched_surprise(child: ColInfo, parent: ColInfo, est: ContainmentEstimate |
         return None
     if n <= 0 or matched <= 0:
         return 0.0, matched, n
-    ways = (math.lgamma(n + 1) - math.lgamma(matched + 1) - math.lgamma(n - matched + 1)) / math.log(10)
+    ways = log10_choose(n, matched)
     c, p = child.profile, parent.profile
     if None in (c.min_value, c.max_value, p.min_value, p.max_value) or p.distinct_approx:
         return max(0.0, _surprise(child, parent, matched) - ways), matched, n
@@ -527,6 +527,16 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
                 f"{p.min_value:g}..{p.max_value:g} (keys drawn from it would spread wider; chance ~1e-{spread:.1f}) "
                 "and no name says they join"
             )
+        stepped = stepped_values(child, parent)
+        if settings.stepped_values_surprise > 0 and stepped is not None \
+                and stepped[1] >= settings.stepped_values_surprise:
+            step, chance = stepped
+            c = child.profile
+            return Trap.MEASURE, (
+                f"{child.label} holds only multiples of {step} ({c.min_value:g}..{c.max_value:g}), which "
+                f"{child.distinct} of the parent's keys would all be by chance ~1e-{chance:.1f}: a quantity in "
+                "steps, not a reference, and no name says they join"
+            )
         if fit is not None and fit.containers > 1 and not (big and fit.tightest and fit.margin >= TRAPS.tightest_margin):
             return Trap.AMBIGUOUS, (
                 f"the values of {child.label} fit the keys of {fit.containers} relations and no name "
@@ -558,6 +568,25 @@ def _numbered(col: ColInfo) -> bool:
     if prof is None or prof.min_value is None or prof.max_value is None or prof.distinct_approx:
         return False
     return col.distinct > 1 and prof.max_value - prof.min_value + 1 == col.distinct
+
+
+def stepped_values(child: ColInfo, parent: ColInfo) -> tuple[int, float] | None:
+    """The common step of the child's numbers (every one of them listed in its profile) and how
+    improbable it is that as many of the parent's keys would all be on it (``step_surprise``);
+    ``None`` when the child's values have no step above 1 or either side has no measured range."""
+    c, p = child.profile, parent.profile
+    if c is None or p is None or c.top_values is None or len(c.top_values) < child.distinct or c.distinct_approx \
+            or None in (c.min_value, c.max_value, p.min_value, p.max_value):
+        return None
+    step = common_step(c.top_values)
+    if step < 2:
+        return None
+    parent_on_step = None  # counted when the profile lists every key of the parent
+    if p.top_values is not None and len(p.top_values) >= parent.distinct and not p.distinct_approx \
+            and parent.rel.sample_fraction >= 1.0:
+        parent_on_step = count_on_step(p.top_values, step)
+    parent_n = round(parent.distinct / parent.rel.sample_fraction)
+    return step, step_surprise(child.distinct, step, parent_n, p.min_value, p.max_value, parent_on_step)
 
 
 def range_spread_surprise(child: ColInfo, parent: ColInfo) -> float:

@@ -143,6 +143,13 @@ class DiscoverySettings:
     (the scale of ``nameless_min_surprise``),
     range [0, 1000]; 0 turns the rule off."""
 
+    stepped_values_surprise: float = _num(8.0, 0.0, 1000.0)
+    """A value-only numeric link is chance when every value of the child is a multiple of one step
+    (scores 5, 10, .., 100) that keys drawn from the parent would all be on with probability below
+    10^-this (the parent's keys counted when all are known, else the multiples its range holds):
+    quantities in steps fall inside every dense key range. Default 8 (the scale of
+    ``nameless_min_surprise``), range [0, 1000]; 0 turns the rule off."""
+
     max_candidates_per_child: int = _num(8, 1, 1000)
     """At most this many parent candidates are scored per child column. Default 8."""
 

@@ -369,6 +369,65 @@ def range_density_surprise(child_n: int, parent_n: int, parent_min: float, paren
     return min(_SURPRISE_CAP, child_n * -(math.log10(in_range) + math.log10(on_key)))
 
 
+def common_step(values: Iterable[str]) -> int:
+    """The greatest common divisor of integral numbers written as text (``'5'``, ``'10.0'``,
+    ``'-15'``): 1 as soon as it is 1 (most columns, after a few values); 0 when a value is no
+    integral number, or every value is 0, or none is given."""
+    step = 0
+    for text in values:
+        try:
+            number = float(text)
+        except ValueError:
+            return 0
+        if not number.is_integer():  # inf and nan are not either
+            return 0
+        step = math.gcd(step, int(abs(number)))
+        if step == 1:
+            return 1
+    return step
+
+
+def count_on_step(values: Iterable[str], step: int) -> int | None:
+    """How many of the integral numbers written as text are multiples of ``step``; ``None`` when
+    a value is no integral number."""
+    count = 0
+    for text in values:
+        try:
+            number = float(text)
+        except ValueError:
+            return None
+        if not number.is_integer():
+            return None
+        count += int(abs(number)) % step == 0
+    return count
+
+
+def step_surprise(child_n: int, step: int, parent_n: int, parent_min: float, parent_max: float,
+                  parent_on_step: int | None = None) -> float:
+    """How improbable (in decimal orders of magnitude) it is that ``child_n`` distinct keys drawn
+    at random from the parent's ``parent_n`` would all be multiples of ``step``: the chance
+    ``C(M, n) / C(N, n)``, ``M`` the parent's keys on the step — counted (``parent_on_step``) when
+    its values are all known, else at most the multiples of ``step`` its range holds. Scores of
+    5, 10, .., 100 are no sample of ids 1..167; ids 10, 20, .. of a parent keyed in tens are. 0
+    when nothing can be said."""
+    if step < 2 or child_n <= 0 or parent_n <= 0 or not (math.isfinite(parent_min) and math.isfinite(parent_max)):
+        return 0.0
+    on_step = parent_on_step
+    if on_step is None:
+        on_step = math.floor(parent_max / step) - math.ceil(parent_min / step) + 1
+    on_step = max(0, min(parent_n, on_step))
+    if on_step >= parent_n:
+        return 0.0
+    if child_n > on_step:
+        return _SURPRISE_CAP
+    return min(_SURPRISE_CAP, log10_choose(parent_n, child_n) - log10_choose(on_step, child_n))
+
+
+def log10_choose(n: int, k: int) -> float:
+    """``log10 C(n, k)``, the ways to pick ``k`` of ``n`` (``0 <= k <= n``)."""
+    return (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)) / math.log(10.0)
+
+
 def value_space_surprise(child_n: int, child_min_len: int | None, child_max_len: int | None,
                          parent_n: int, numeric: bool) -> float:
     """How improbable (in decimal orders of magnitude) it is that ``child_n`` distinct values,

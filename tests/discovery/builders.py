@@ -125,7 +125,8 @@ class Warehouse:
                     name=col.name, data_type=col.data_type, non_null=len(texts), distinct=len(distinct),
                     distinct_approx=False, min_len=min((len(t) for t in texts), default=None),
                     max_len=max((len(t) for t in texts), default=None), minhash=minhash(distinct),
-                    top_values=tuple(v for v, _ in counts.most_common(10)) if 0 < len(distinct) <= 50 else None,
+                    # as the profiler's defaults (top_max_distinct, top_n): a small column's whole domain
+                    top_values=tuple(v for v, _ in counts.most_common(500)) if 0 < len(distinct) <= 500 else None,
                     flag_words=bool(texts) and all(t.lower() in _FLAGS for t in distinct),
                     min_value=min(numbers) if (numbers := _numbers(vals)) else None,
                     max_value=max(numbers) if numbers else None,

@@ -1075,3 +1075,23 @@ def test_days_outside_the_calendar_are_no_link():
     w = calendar_warehouse()
     w.table("returns", {"return_id": (INT, ids(50)), "returned_on": ("DATE", days(50, start="2031-01-01"))})
     assert ("returns.returned_on", "calendar.day_date") not in pairs(run(w).inferred)
+
+
+def test_quantities_in_steps_inside_a_dense_key_are_no_reference():
+    # scores 5, 10, .., 100 (every one a multiple of 5) inside power ids 1..167: a sample of those
+    # keys would hold numbers off the step (chance ~1e-17), so no name means no link
+    w = Warehouse()
+    w.table("power", {"id": (INT, ids(167)), "name": (TEXT, [f"p{i}" for i in range(167)])})
+    w.table("hero_power", {"pick": (INT, [5 * (1 + i % 20) for i in range(200)])})
+    links = run(w, min_confidence=TRAP_BAR)
+    assert links.inferred == []
+    (rejected,) = [r for r in links.rejected if r.child.column == "pick"]
+    assert rejected.trap is Trap.MEASURE and "holds only multiples of 5 (5..100)" in rejected.detail
+    # the rule is a setting (0: off): without it the scores link by values alone
+    assert pairs(run(w, min_confidence=TRAP_BAR, stepped_values_surprise=0).inferred) == {
+        ("hero_power.pick", "power.id")}
+    # keys themselves in steps of 5 (5..835): a child on the step, spread like them, is a sample
+    w = Warehouse()
+    w.table("power", {"id": (INT, [5 * i for i in ids(167)]), "name": (TEXT, [f"p{i}" for i in range(167)])})
+    w.table("hero_power", {"pick": (INT, [5 * (1 + 8 * (i % 20)) for i in range(200)])})
+    assert pairs(run(w, min_confidence=TRAP_BAR).inferred) == {("hero_power.pick", "power.id")}

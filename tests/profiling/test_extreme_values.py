@@ -7,11 +7,14 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dbt_schema_link.discovery import DiscoverySettings, discover
-from dbt_schema_link.discovery.values import range_density_surprise, value_space_surprise
+from dbt_schema_link.discovery.values import (
+    common_step, count_on_step, range_density_surprise, step_surprise, value_space_surprise,
+)
 from dbt_schema_link.profiling.envelope import MAX_COUNT, column_profile, containment_result, relation_profile
 from tests.discovery.builders import Warehouse
 
@@ -102,3 +105,17 @@ def test_range_density_surprise():
     assert range_density_surprise(3, 5, 0, float("inf"), 1, 2) == 0.0  # no finite range: no claim
     assert range_density_surprise(0, 5, 1, 100, 1, 2) == 0.0
     assert range_density_surprise(5, 5, 1, 100, None, None) == 0.0  # no lengths: no space to draw from
+
+
+def test_step_surprise():
+    assert common_step(["5", "10.0", "-15", "100"]) == 5
+    assert common_step(["5", "7", "x"]) == 1  # 1 after two values: the rest is never read
+    assert common_step(["5", "7.5"]) == 0 and common_step(["0", "0"]) == 0 and common_step([]) == 0
+    assert count_on_step(["5", "7", "10.0"], 5) == 2 and count_on_step(["5", "a"], 5) is None
+    # 20 multiples of 5 among keys 1..167 (33 of them on the step): C(33, 20) / C(167, 20)
+    assert step_surprise(20, 5, 167, 1, 167) == pytest.approx(16.8, abs=0.1)
+    assert step_surprise(3, 5, 167, 1, 167) < 3  # a few values on a step are chance
+    assert step_surprise(20, 5, 167, 5, 835) == 0.0  # the range has room for every key on the step
+    assert step_surprise(20, 5, 167, 1, 167, parent_on_step=167) == 0.0  # the keys are all on it
+    assert step_surprise(40, 5, 167, 1, 167) == step_surprise(34, 5, 167, 1, 167) > 100  # more than the step holds
+    assert step_surprise(20, 1, 167, 1, 167) == 0.0
