@@ -22,8 +22,8 @@ from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.sqlfacts import SqlJoin
 from dbt_schema_link.discovery.types import Compat, TypeFamily, compatibility
 from dbt_schema_link.discovery.values import (
-    ESTIMATE_BATCH, ContainmentEstimate, common_step, count_on_step, estimate_containment, estimate_containments, log10_choose,
-    range_density_surprise, step_surprise, value_space_surprise,
+    ESTIMATE_BATCH, ContainmentEstimate, common_step, count_on_step, estimate_containment, estimate_containments,
+    log10_choose, range_density_surprise, step_surprise, value_space_surprise,
 )
 from dbt_schema_link.profiling.records import ContainmentResult
 
