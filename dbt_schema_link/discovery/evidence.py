@@ -23,7 +23,7 @@ from dbt_schema_link.discovery.sqlfacts import SqlJoin
 from dbt_schema_link.discovery.types import Compat, TypeFamily, compatibility
 from dbt_schema_link.discovery.values import (
     ESTIMATE_BATCH, ContainmentEstimate, common_step, count_on_step, estimate_containment, estimate_containments,
-    log10_choose, range_density_surprise, step_surprise, value_space_surprise,
+    key_density, log10_choose, range_density_surprise, step_surprise, value_space_surprise,
 )
 from dbt_schema_link.profiling.records import ContainmentResult
 
@@ -230,7 +230,7 @@ def cardinality_evidence(child: ColInfo, parent: ColInfo, settings: DiscoverySet
             Signal.CARDINALITY, CARDINALITY.unprofiled_per_key * parent.pk_score,
             f"{parent.ref.column!r} looks like the key of {parent.rel.relation.short_name!r} by name (not profiled)",
         )
-    parent_distinct = parent.distinct / parent.rel.sample_fraction
+    parent_distinct = _keys_held(parent)
     if child.has_values:
         slack = settings.approx_slack if (child.profile.distinct_approx or parent.profile.distinct_approx) else 0.0
         if child.distinct > parent_distinct * (1.0 + slack) + 1:
@@ -390,8 +390,7 @@ def matched_surprise(child: ColInfo, parent: ColInfo, est: ContainmentEstimate |
         return max(0.0, _surprise(child, parent, matched) - ways), matched, n
     # numbers: where the child's values lie is given (years, negative ones too, are where years
     # are); what chance must explain is that those inside the parent's range hit its keys
-    span = p.max_value - p.min_value + 1.0
-    on_key = min(1.0, parent.distinct / parent.rel.sample_fraction / span) if span > 0 else 1.0
+    on_key = key_density(_keys_held(parent), p.min_value, p.max_value)
     return max(0.0, matched * -math.log10(on_key) - ways), matched, n
 
 
@@ -585,8 +584,8 @@ def stepped_values(child: ColInfo, parent: ColInfo) -> tuple[int, float] | None:
     if p.top_values is not None and len(p.top_values) >= parent.distinct and not p.distinct_approx \
             and parent.rel.sample_fraction >= 1.0:
         parent_on_step = count_on_step(p.top_values, step)
-    parent_n = round(parent.distinct / parent.rel.sample_fraction)
-    return step, step_surprise(child.distinct, step, parent_n, p.min_value, p.max_value, parent_on_step)
+    return step, step_surprise(child.distinct, step, round(_keys_held(parent)), p.min_value, p.max_value,
+                               parent_on_step)
 
 
 def range_spread_surprise(child: ColInfo, parent: ColInfo) -> float:
@@ -602,6 +601,11 @@ def range_spread_surprise(child: ColInfo, parent: ColInfo) -> float:
     if parent_span <= 0 or child_span <= 0 or child_span >= parent_span or child.distinct < 2:
         return 0.0
     return -(child.distinct - 1) * math.log10(child_span / parent_span)
+
+
+def _keys_held(parent: ColInfo) -> float:
+    """The parent's distinct keys, a sampled parent's scaled up: it holds more than it showed."""
+    return parent.distinct / parent.rel.sample_fraction
 
 
 def _surprise(child: ColInfo, parent: ColInfo, count: int | None = None) -> float:
@@ -621,8 +625,7 @@ def _surprise(child: ColInfo, parent: ColInfo, count: int | None = None) -> floa
         return by_length
     if count is None and (c.min_value < p.min_value or c.max_value > p.max_value):
         return by_length  # (values the parent holds lie in its range whatever the child's spread)
-    parent_n = parent.distinct / parent.rel.sample_fraction  # a sampled parent holds more keys than it showed
-    return min(by_length, range_density_surprise(n, round(parent_n), p.min_value, p.max_value,
+    return min(by_length, range_density_surprise(n, round(_keys_held(parent)), p.min_value, p.max_value,
                                                  prof.min_len, prof.max_len))
 
 

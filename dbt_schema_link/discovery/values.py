@@ -365,23 +365,30 @@ def range_density_surprise(child_n: int, parent_n: int, parent_min: float, paren
     if high <= low or space_high <= space_low:
         return 0.0
     in_range = (high - low) / (space_high - space_low)
-    on_key = min(1.0, parent_n / span)
+    on_key = key_density(parent_n, parent_min, parent_max)
     return min(_SURPRISE_CAP, child_n * -(math.log10(in_range) + math.log10(on_key)))
 
 
+def _integral(text: str) -> int | None:
+    """The absolute value of an integral number written as text (``'5'``, ``'10.0'``, ``'-15'``);
+    ``None`` for anything else (inf and nan included)."""
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return int(abs(number)) if number.is_integer() else None
+
+
 def common_step(values: Iterable[str]) -> int:
-    """The greatest common divisor of integral numbers written as text (``'5'``, ``'10.0'``,
-    ``'-15'``): 1 as soon as it is 1 (most columns, after a few values); 0 when a value is no
-    integral number, or every value is 0, or none is given."""
+    """The greatest common divisor of integral numbers written as text: 1 as soon as it is 1 (most
+    columns, after a few values); 0 when a value is no integral number, or every value is 0, or
+    none is given."""
     step = 0
     for text in values:
-        try:
-            number = float(text)
-        except ValueError:
+        number = _integral(text)
+        if number is None:
             return 0
-        if not number.is_integer():  # inf and nan are not either
-            return 0
-        step = math.gcd(step, int(abs(number)))
+        step = math.gcd(step, number)
         if step == 1:
             return 1
     return step
@@ -390,16 +397,14 @@ def common_step(values: Iterable[str]) -> int:
 def count_on_step(values: Iterable[str], step: int) -> int | None:
     """How many of the integral numbers written as text are multiples of ``step``; ``None`` when
     a value is no integral number."""
-    count = 0
-    for text in values:
-        try:
-            number = float(text)
-        except ValueError:
-            return None
-        if not number.is_integer():
-            return None
-        count += int(abs(number)) % step == 0
-    return count
+    numbers = [_integral(text) for text in values]
+    return None if None in numbers else sum(1 for n in numbers if n % step == 0)
+
+
+def key_density(parent_n: float, parent_min: float, parent_max: float) -> float:
+    """The share of the numbers of the parent's range that are its keys (1.0: a dense key 1..N)."""
+    span = parent_max - parent_min + 1.0
+    return min(1.0, parent_n / span) if span > 0 else 1.0
 
 
 def step_surprise(child_n: int, step: int, parent_n: int, parent_min: float, parent_max: float,
