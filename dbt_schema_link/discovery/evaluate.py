@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from dbt_schema_link.discovery.candidates import Candidate
 from dbt_schema_link.discovery.domains import UnionFind
 from dbt_schema_link.discovery.evidence import (
     Block, RelationMatches, ValueFit, calendar_evidence, cardinality_evidence, cross_source_evidence, deferred_detail,
-    exact_evidence, find_trap, has_name_signal, is_calendar_pair, matched_surprise, name_evidence,
+    exact_evidence, find_trap, fit_note, fit_only, has_name_signal, is_calendar_pair, matched_surprise, name_evidence,
     range_spread_surprise, sql_evidence, surprise_evidence, type_evidence, value_evidence, values_agree,
 )
 from dbt_schema_link.discovery.policy import CAPS, CARDINALITY, TYPES
@@ -155,7 +155,18 @@ def evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstim
     conf = confidence(evidence, measured)
     if checked and measured and (exact is None or not exact.child_distinct):
         conf = min(conf, CAPS.unverified)
+    if trap is None and block is None and not named and not joined and fit_only(child, parent, fit, settings):
+        conf = min(conf, CAPS.value_fit_only)
+        evidence = _noted(evidence, fit_note(child, parent))
     return Scored(cand, tuple(evidence), _capped(conf, evidence), block, trap, est, exact, measured)
+
+
+def _noted(evidence: list[Evidence], note: str) -> list[Evidence]:
+    """``evidence`` with ``note`` added to its measured containment (the exact check's, else the
+    cardinality's), the item a reader looks at for why values alone stop where they do."""
+    at = next((i for i, e in enumerate(evidence) if e.signal is Signal.EXACT_CONTAINMENT),
+              next(i for i, e in enumerate(evidence) if e.signal is Signal.CARDINALITY))
+    return evidence[:at] + [replace(evidence[at], detail=evidence[at].detail + note)] + evidence[at + 1:]
 
 
 def _orphans_measured(child, parent, card: Evidence, est: ContainmentEstimate | None,

@@ -16,7 +16,7 @@ import numpy as np
 
 from dbt_schema_link.discovery.features import ColInfo, keys_calendar, unrelated_sources
 from dbt_schema_link.discovery.names import MEASURE_WORDS, Role, affix_similarity, fuzzy_similarity, may_abbreviate
-from dbt_schema_link.discovery.policy import CARDINALITY, KEY, NAMES, SURPRISE_FULL, TRAPS, TYPES, VALUES
+from dbt_schema_link.discovery.policy import CAPS, CARDINALITY, KEY, NAMES, SURPRISE_FULL, TRAPS, TYPES, VALUES
 from dbt_schema_link.discovery.records import Evidence, Signal, Trap
 from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.sqlfacts import SqlJoin
@@ -513,7 +513,8 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
     if child.has_values and parent.has_values:
         surprise = _surprise(child, parent)
         big = child.distinct >= settings.nameless_min_child_distinct
-        if not big and surprise < settings.nameless_min_surprise:
+        spans = spans_keys(child, parent, fit)
+        if not big and not spans and surprise < settings.nameless_min_surprise:
             return Trap.SMALL_SUBSET, (
                 f"{child.distinct} values inside {parent.distinct} parent keys would match by chance "
                 f"(chance ~1e-{surprise:.1f}) and no name says they join"
@@ -536,12 +537,45 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
                 f"{child.distinct} of the parent's keys would all be by chance ~1e-{chance:.1f}: a quantity in "
                 "steps, not a reference, and no name says they join"
             )
-        if fit is not None and fit.containers > 1 and not (big and fit.tightest and fit.margin >= TRAPS.tightest_margin):
+        if fit is not None and fit.containers > 1 and not spans \
+                and not (big and fit.tightest and fit.margin >= TRAPS.tightest_margin):
             return Trap.AMBIGUOUS, (
                 f"the values of {child.label} fit the keys of {fit.containers} relations and no name "
                 f"says which one it references"
             )
     return None
+
+
+def spans_keys(child: ColInfo, parent: ColInfo, fit: ValueFit | None) -> bool:
+    """A few whole numbers (``TRAPS.span_min_distinct`` or more) spread over the parent's key
+    range as keys drawn from it would (``range_spread_surprise`` at most ``TRAPS.span_max_spread``),
+    and no other relation's key holds them as tightly (``fit``: strictly the smallest container).
+    Small ids fit every dense key range, so chance cannot single this parent out by containment;
+    the fit can: a child drawn from a wider key would rarely stop at this one's end
+    (``song.provider_id`` 1..7 -> ``singer`` 1..8, not ``album`` 1..347)."""
+    c, p = child.profile, parent.profile
+    if fit is None or not fit.tightest or fit.margin <= 1.0 or child.distinct < TRAPS.span_min_distinct:
+        return False
+    ends = (None, None) if c is None or p is None else (c.min_value, c.max_value, p.min_value, p.max_value)
+    if None in ends or not all(float(end).is_integer() for end in ends):
+        return False
+    return range_spread_surprise(child, parent) <= TRAPS.span_max_spread
+
+
+def fit_only(child: ColInfo, parent: ColInfo, fit: ValueFit | None, settings: DiscoverySettings) -> bool:
+    """A value-only pair that only :func:`spans_keys` lets through (too few values, and values
+    chance explains): its values say which parent, not that the column references one."""
+    return (child.has_values and parent.has_values and child.distinct < settings.nameless_min_child_distinct
+            and _surprise(child, parent) < settings.nameless_min_surprise and spans_keys(child, parent, fit))
+
+
+def fit_note(child: ColInfo, parent: ColInfo) -> str:
+    """Why a :func:`fit_only` pair's confidence stops at ``CAPS.value_fit_only``."""
+    c, p = child.profile, parent.profile
+    return (f"; no name or SQL says they join: {child.distinct} values {c.min_value:g}..{c.max_value:g} span the "
+            f"keys {p.min_value:g}..{p.max_value:g} as keys drawn from them would and no other key holds "
+            "them as tightly, but a quantity counted from 1 would fit as well, so the confidence stays "
+            f"at {CAPS.value_fit_only:.2f}")
 
 
 def _numbered_inside(child: ColInfo, parent: ColInfo) -> bool:

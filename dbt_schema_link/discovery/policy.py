@@ -140,12 +140,24 @@ class Caps:
     #: `ask` joins a second schema, so an unchecked pair never decides that, above the write bar
     #: (0.7), so names and estimates still write a test
     unverified: float = 0.85
+    #: a value-only pair that only its values' fit vouches for (``evidence.spans_keys``: a few
+    #: small numbers that span one dense key range no other key holds as tightly): the values
+    #: say which parent, not that a reference exists (a quantity counted 1..n fits as well), so
+    #: the pair is kept and shown, under the write bar (0.7); on the tuning half of the role and
+    #: opaque conventions about two in three such pairs are true
+    value_fit_only: float = 0.65
 
 
 @dataclass(frozen=True)
 class TrapRules:
     flag_parent_key: float = 0.8  # a flag-like child may still link, named, to a parent at least this key-like
     tightest_margin: float = 2.0  # a value-only child fits one container this many times tighter than the next
+    #: ``spans_keys``: a child of fewer values than ``nameless_min_child_distinct`` names its
+    #: parent by fit when it has at least this many values ...
+    span_min_distinct: int = 3
+    #: ... spread over the parent's range as keys drawn from it would (``range_spread_surprise``
+    #: at most this many decimal orders: 1..7 inside 1..8 is 0.3; 1..5 inside 1..35 is 1.7) ...
+    span_max_spread: float = 1.0
 
 
 @dataclass(frozen=True)
