@@ -513,7 +513,7 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
     if child.has_values and parent.has_values:
         surprise = _surprise(child, parent)
         big = child.distinct >= settings.nameless_min_child_distinct
-        spans = spans_keys(child, parent, fit)
+        spans = not big and spans_keys(child, parent, fit)  # a large child has the tightest-by-a-margin rule
         if not big and not spans and surprise < settings.nameless_min_surprise:
             return Trap.SMALL_SUBSET, (
                 f"{child.distinct} values inside {parent.distinct} parent keys would match by chance "
@@ -574,8 +574,8 @@ def fit_note(child: ColInfo, parent: ColInfo) -> str:
     c, p = child.profile, parent.profile
     return (f"; no name or SQL says they join: {child.distinct} values {c.min_value:g}..{c.max_value:g} span the "
             f"keys {p.min_value:g}..{p.max_value:g} as keys drawn from them would and no other key holds "
-            "them as tightly, but a quantity counted from 1 would fit as well, so the confidence stays "
-            f"at {CAPS.value_fit_only:.2f}")
+            "them as tightly, but a quantity counted from 1 would fit as well, so values alone never "
+            f"lift the confidence above {CAPS.value_fit_only:.2f}")
 
 
 def _numbered_inside(child: ColInfo, parent: ColInfo) -> bool:

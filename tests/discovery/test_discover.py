@@ -13,6 +13,7 @@ from dbt_schema_link.discovery import (
     Cardinality, DiscoverySettings, LinkSet, Signal, Trap, discover, render_markdown,
 )
 from dbt_schema_link.discovery.candidates import EXACT_VALUE_LOOKUP_PARENTS
+from dbt_schema_link.discovery.policy import CAPS
 from dbt_schema_link.discovery.records import NAME_SIGNALS, Provenance
 from dbt_schema_link.profiling.records import ContainmentResult
 from tests.discovery.builders import Warehouse, pairs
@@ -280,8 +281,11 @@ def test_a_large_child_domain_may_link_by_values_alone():
     links = run(w2)
     assert pairs(links.inferred) == {("tickets.src", "customers.customer_id")}
     assert not any(e.signal in NAME_SIGNALS for e in links.inferred[0].evidence)
-    # twelve values spread over 1..300: still too few without a name
-    assert run(w).inferred == []
+    # twelve values spread over 1..300: too few for chance to be ruled out, but spread as keys
+    # drawn from the only key that holds them: a link by fit, under the write bar (0.7)
+    (link,) = run(w).inferred
+    assert link.confidence <= CAPS.value_fit_only
+    assert not any(e.signal in NAME_SIGNALS for e in link.evidence)
 
 
 def test_few_numbers_inside_a_dense_key_are_chance_whatever_their_lengths():
@@ -331,6 +335,34 @@ def test_values_beyond_chance_make_a_nameless_pair_with_orphans_a_partial_link()
     (weak,) = [l for l in dense.inferred if l.child.column == "student_id"]
     assert weak.confidence < DiscoverySettings().min_confidence and weak.orphans is None
     assert all(e.strength < 0.1 for e in weak.evidence if e.signal is Signal.VALUE_SURPRISE)
+
+
+def songs_by(provider: list[int], singers: int = 8) -> Warehouse:
+    """singers keyed 1..``singers``, albums keyed 1..300; ``song.provider`` names neither."""
+    w = Warehouse()
+    w.table("singer", {"singer_id": (INT, ids(singers)), "name": (TEXT, [f"s{i}" for i in range(singers)])})
+    w.table("album", {"album_id": (INT, ids(300)), "title": (TEXT, [f"a{i}" for i in range(300)])})
+    w.table("song", {"song_id": (INT, ids(40, 5000)), "provider": (INT, [provider[i % len(provider)] for i in range(40)])})
+    return w
+
+
+def test_a_few_ids_that_span_one_dense_key_name_their_parent_by_fit():
+    # 6 ids 1..7 fit singer 1..8 and album 1..300 alike, too few for containment to beat chance;
+    # but ids drawn from albums would rarely all stop at 7: they span singer's keys, no other
+    # key holds them as tightly, so the values say which parent (before: no link at all)
+    links = run(songs_by([1, 2, 3, 5, 6, 7]))
+    assert pairs(links.inferred) == {("song.provider", "singer.singer_id")}
+    (link,) = links.inferred
+    # ... not that a reference exists (a count 1..7 fits as well): kept, under the write bar
+    assert DiscoverySettings().min_confidence <= link.confidence <= CAPS.value_fit_only
+    exact = next(e for e in link.evidence if e.signal is Signal.EXACT_CONTAINMENT)
+    assert "6 values 1..7 span the keys 1..8" in exact.detail
+    # the same numbers bunched at the low end of a wider key (1..7 of 1..60) are chance
+    assert run(songs_by([1, 2, 3, 5, 6, 7], singers=60)).inferred == []
+    # two keys that hold them as tightly (singer and band 1..8): the values cannot say which
+    w = songs_by([1, 2, 3, 5, 6, 7])
+    w.table("band", {"band_id": (INT, ids(8)), "name": (TEXT, [f"b{i}" for i in range(8)])})
+    assert run(w).inferred == []
 
 
 def test_small_numbers_at_the_low_end_of_a_dense_key_range_are_chance():
