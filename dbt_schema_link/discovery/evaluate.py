@@ -52,8 +52,8 @@ def value_fits(cands: dict, estimates: dict, exacts: dict, settings: DiscoverySe
     containers: dict[tuple, dict[object, int]] = {}
     for key, cand in cands.items():
         parent = cand.parent
-        if not parent.is_table_key() or not parent.has_values:
-            continue
+        if not parent.is_table_key() or not parent.has_values or parent.rel is cand.child.rel:
+            continue  # value-only links go to another relation's key: the child's own is no container
         if not values_agree(estimates.get(key), exacts.get(key), settings):
             continue
         if settings.range_spread_surprise > 0 and \
