@@ -547,14 +547,18 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
 
 
 def spans_keys(child: ColInfo, parent: ColInfo, fit: ValueFit | None) -> bool:
-    """A few whole numbers (``TRAPS.span_min_distinct`` or more) spread over the parent's key
-    range as keys drawn from it would (``range_spread_surprise`` at most ``TRAPS.span_max_spread``),
-    and no other relation's key holds them as tightly (``fit``: strictly the smallest container).
+    """A few whole numbers (``TRAPS.span_min_distinct`` or more, not the child relation's own key)
+    spread over the parent's key range as keys drawn from it would (``range_spread_surprise`` at
+    most ``TRAPS.span_max_spread``), and held by no other relation's key or far more likely drawn
+    from this one than from the next smallest (``fit.margin ** distinct`` at least
+    ``TRAPS.span_min_fit`` decimal orders).
     Small ids fit every dense key range, so chance cannot single this parent out by containment;
     the fit can: a child drawn from a wider key would rarely stop at this one's end
     (``song.provider_id`` 1..7 -> ``singer`` 1..8, not ``album`` 1..347)."""
     c, p = child.profile, parent.profile
-    if fit is None or not fit.tightest or fit.margin <= 1.0 or child.distinct < TRAPS.span_min_distinct:
+    if fit is None or not fit.tightest or child.distinct < TRAPS.span_min_distinct or child.table_key:
+        return False  # a relation's own key numbered like another's is keyed alike, not drawn from it
+    if fit.margin != math.inf and child.distinct * math.log10(fit.margin) < TRAPS.span_min_fit:
         return False
     ends = (None, None) if c is None or p is None else (c.min_value, c.max_value, p.min_value, p.max_value)
     if None in ends or not all(float(end).is_integer() for end in ends):

@@ -359,9 +359,16 @@ def test_a_few_ids_that_span_one_dense_key_name_their_parent_by_fit():
     assert "6 values 1..7 span the keys 1..8" in exact.detail
     # the same numbers bunched at the low end of a wider key (1..7 of 1..60) are chance
     assert run(songs_by([1, 2, 3, 5, 6, 7], singers=60)).inferred == []
-    # two keys that hold them as tightly (singer and band 1..8): the values cannot say which
+    # a second key that holds them nearly as tightly (band 1..9: drawn from it, six ids would
+    # stop at 8 only (8/9)^6 ~ half the time): the values cannot say which
     w = songs_by([1, 2, 3, 5, 6, 7])
-    w.table("band", {"band_id": (INT, ids(8)), "name": (TEXT, [f"b{i}" for i in range(8)])})
+    w.table("band", {"band_id": (INT, ids(9)), "name": (TEXT, [f"b{i}" for i in range(9)])})
+    assert run(w).inferred == []
+    # the child relation's own key (unique, first: named like nothing), numbered alike, is keyed
+    # alike, not drawn from singer's keys
+    w = Warehouse()
+    w.table("singer", {"singer_id": (INT, ids(8)), "name": (TEXT, [f"s{i}" for i in range(8)])})
+    w.table("song", {"col_1": (INT, [1, 2, 3, 5, 6, 7]), "col_2": (TEXT, [f"t{i}" for i in range(6)])})
     assert run(w).inferred == []
 
 
