@@ -513,7 +513,7 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
     if child.has_values and parent.has_values:
         surprise = _surprise(child, parent)
         big = child.distinct >= settings.nameless_min_child_distinct
-        spans = not big and spans_keys(child, parent, fit)  # a large child has the tightest-by-a-margin rule
+        spans = not big and spans_keys(child, parent, fit, settings)  # a large child has the tightest-by-a-margin rule
         if not big and not spans and surprise < settings.nameless_min_surprise:
             return Trap.SMALL_SUBSET, (
                 f"{child.distinct} values inside {parent.distinct} parent keys would match by chance "
@@ -546,7 +546,7 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
     return None
 
 
-def spans_keys(child: ColInfo, parent: ColInfo, fit: ValueFit | None) -> bool:
+def spans_keys(child: ColInfo, parent: ColInfo, fit: ValueFit | None, settings: DiscoverySettings) -> bool:
     """A few whole numbers (``TRAPS.span_min_distinct`` or more, not the child relation's own key)
     spread over the parent's key range as keys drawn from it would (``range_spread_surprise`` at
     most ``TRAPS.span_max_spread``), and held by no other relation's key or far more likely drawn
@@ -556,7 +556,7 @@ def spans_keys(child: ColInfo, parent: ColInfo, fit: ValueFit | None) -> bool:
     the fit can: a child drawn from a wider key would rarely stop at this one's end
     (``song.provider_id`` 1..7 -> ``singer`` 1..8, not ``album`` 1..347)."""
     c, p = child.profile, parent.profile
-    if fit is None or not fit.tightest or child.distinct < TRAPS.span_min_distinct or child.table_key:
+    if not settings.value_fit_links or fit is None or not fit.tightest or child.distinct < TRAPS.span_min_distinct or child.table_key:
         return False  # a relation's own key numbered like another's is keyed alike, not drawn from it
     if fit.margin != math.inf and child.distinct * math.log10(fit.margin) < TRAPS.span_min_fit:
         return False
@@ -570,7 +570,7 @@ def fit_only(child: ColInfo, parent: ColInfo, fit: ValueFit | None, settings: Di
     """A value-only pair that only :func:`spans_keys` lets through (too few values, and values
     chance explains): its values say which parent, not that the column references one."""
     return (child.has_values and parent.has_values and child.distinct < settings.nameless_min_child_distinct
-            and _surprise(child, parent) < settings.nameless_min_surprise and spans_keys(child, parent, fit))
+            and _surprise(child, parent) < settings.nameless_min_surprise and spans_keys(child, parent, fit, settings))
 
 
 def fit_note(child: ColInfo, parent: ColInfo) -> str:

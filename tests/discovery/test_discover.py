@@ -357,6 +357,9 @@ def test_a_few_ids_that_span_one_dense_key_name_their_parent_by_fit():
     assert DiscoverySettings().min_confidence <= link.confidence <= CAPS.value_fit_only
     exact = next(e for e in link.evidence if e.signal is Signal.EXACT_CONTAINMENT)
     assert "6 values 1..7 span the keys 1..8" in exact.detail
+    # the rule is a setting: off, the pair is the small-subset rejection it was
+    off = run(songs_by([1, 2, 3, 5, 6, 7]), value_fit_links=False)
+    assert off.inferred == [] and [(r.trap, r.child.column) for r in off.rejected] == [(Trap.SMALL_SUBSET, "provider")]
     # the same numbers bunched at the low end of a wider key (1..7 of 1..60) are chance
     assert run(songs_by([1, 2, 3, 5, 6, 7], singers=60)).inferred == []
     # a second key that holds them nearly as tightly (band 1..9: drawn from it, six ids would
