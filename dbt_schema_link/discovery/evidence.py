@@ -556,7 +556,9 @@ def spans_keys(child: ColInfo, parent: ColInfo, fit: ValueFit | None, settings: 
     the fit can: a child drawn from a wider key would rarely stop at this one's end
     (``song.provider_id`` 1..7 -> ``singer`` 1..8, not ``album`` 1..347)."""
     c, p = child.profile, parent.profile
-    if not settings.value_fit_links or fit is None or not fit.tightest or child.distinct < TRAPS.span_min_distinct or child.table_key:
+    if not settings.value_fit_links or fit is None or not fit.tightest or child.distinct < TRAPS.span_min_distinct:
+        return False
+    if child.table_key:
         return False  # a relation's own key numbered like another's is keyed alike, not drawn from it
     if fit.margin != math.inf and child.distinct * math.log10(fit.margin) < TRAPS.span_min_fit:
         return False
@@ -578,7 +580,7 @@ def fit_note(child: ColInfo, parent: ColInfo) -> str:
     c, p = child.profile, parent.profile
     return (f"; no name or SQL says they join: {child.distinct} values {c.min_value:g}..{c.max_value:g} span the "
             f"keys {p.min_value:g}..{p.max_value:g} as keys drawn from them would and no other key holds "
-            "them as tightly, but a quantity counted from 1 would fit as well, so values alone never "
+            "them nearly as tightly, but a quantity counted from 1 would fit as well, so values alone never "
             f"lift the confidence above {CAPS.value_fit_only:.2f}")
 
 
