@@ -144,7 +144,7 @@ class Caps:
     #: small numbers that span one dense key range no other key holds as tightly): the values
     #: say which parent, not that a reference exists (a quantity counted 1..n fits as well), so
     #: the pair is kept and shown, under the write bar (0.7); on the tuning half of the role and
-    #: opaque conventions about two in three such pairs are true
+    #: opaque conventions 12 of the 17 such pairs the rule added were true (71%)
     value_fit_only: float = 0.65
 
 
