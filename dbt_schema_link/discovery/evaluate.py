@@ -5,6 +5,7 @@ candidates per child. Pure: the exact results, when there are any, are passed in
 from __future__ import annotations
 
 import bisect
+import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
@@ -50,41 +51,52 @@ def value_fits(cands: dict, estimates: dict, exacts: dict, settings: DiscoverySe
                 lineage_uf: UnionFind) -> dict:
     """For every candidate, how specific the child's values are (see ``ValueFit``)."""
     containers: dict[tuple, dict[object, int]] = {}
+    others: dict[tuple, dict[object, int]] = {}  # other relations' keys only
     for key, cand in cands.items():
         parent = cand.parent
-        if not parent.is_table_key() or not parent.has_values or parent.rel is cand.child.rel:
-            continue  # value-only links go to another relation's key: the child's own is no container
+        if not parent.is_table_key() or not parent.has_values:
+            continue
         if not values_agree(estimates.get(key), exacts.get(key), settings):
             continue
         if settings.range_spread_surprise > 0 and \
                 range_spread_surprise(cand.child, parent) >= settings.range_spread_surprise:
             continue  # the child spreads too narrowly to have been drawn from it: not where it comes from
-        per_class = containers.setdefault(cand.child.key, {})
         cls = lineage_uf.find(parent.key)
-        per_class[cls] = min(per_class.get(cls, parent.distinct), parent.distinct)
-    # the two smallest containers per child: the nearest other one is the smallest unless that
-    # is this parent's own class (one pass, not one per candidate over every container)
-    smallest: dict[tuple, tuple] = {}
-    for child_key, per_class in containers.items():
-        ranked = sorted(per_class.items(), key=lambda item: item[1])[:2]
-        smallest[child_key] = tuple(ranked)
+        for held in (containers,) if parent.rel is cand.child.rel else (containers, others):
+            per_class = held.setdefault(cand.child.key, {})
+            per_class[cls] = min(per_class.get(cls, parent.distinct), parent.distinct)
+    # every key that holds the values says how far chance explains them (a child's own key
+    # holding them too: any dense range would); the one it was drawn from is another relation's
+    every, drawn = _two_smallest(containers), _two_smallest(others)
     fits = {}
     for key, cand in cands.items():
-        child_key = cand.child.key
-        per_class = containers.get(child_key)
-        if not per_class:
-            continue
-        own = lineage_uf.find(cand.parent.key)
-        mine = per_class.get(own, cand.parent.distinct)
-        two = smallest[child_key]
-        others = [n for cls, n in two if cls != own][:1]
-        nearest = others[0] if others else None
-        fits[key] = ValueFit(
-            containers=len(per_class) if own in per_class else len(per_class) + 1,
-            tightest=nearest is None or mine <= nearest,
-            margin=float("inf") if nearest is None else nearest / max(mine, 1),
-        )
+        fit = _fit(cand, containers, every, lineage_uf)
+        if fit is not None:
+            _, drawn_tightest, drawn_margin = _fit(cand, others, drawn, lineage_uf) or (0, False, 1.0)
+            fits[key] = ValueFit(*fit, drawn_tightest=drawn_tightest, drawn_margin=drawn_margin)
     return fits
+
+
+def _two_smallest(containers: dict) -> dict:
+    """Each child's two smallest containers (one pass, not one per candidate over every container)."""
+    return {child: tuple(heapq.nsmallest(2, per_class.items(), key=lambda item: item[1]))
+            for child, per_class in containers.items()}
+
+
+def _fit(cand: Candidate, containers: dict, smallest: dict,
+         lineage_uf: UnionFind) -> tuple[int, bool, float] | None:
+    """How many keys (lineage classes) hold the child's values, whether this parent is the
+    smallest of them, and the next smallest's distinct count over this one's."""
+    per_class = containers.get(cand.child.key)
+    if not per_class:
+        return None
+    own = lineage_uf.find(cand.parent.key)
+    mine = per_class.get(own, cand.parent.distinct)
+    # the nearest other container: the smallest unless that is this parent's own class
+    nearest = next((n for cls, n in smallest[cand.child.key] if cls != own), None)
+    return (len(per_class) if own in per_class else len(per_class) + 1,
+            nearest is None or mine <= nearest,
+            float("inf") if nearest is None else nearest / max(mine, 1))
 
 
 def evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstimate | None,

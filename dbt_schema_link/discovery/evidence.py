@@ -448,6 +448,10 @@ class ValueFit:
     containers: int  # distinct relations (lineage classes) whose key contains the child's values
     tightest: bool  # this parent is the smallest of them
     margin: float  # next-smallest container's distinct count / this parent's (inf if none)
+    #: the same two among other relations' keys only (a value-only link never goes to the child's
+    #: own relation, so its key is no place the values were drawn from): what ``spans_keys`` reads
+    drawn_tightest: bool = False
+    drawn_margin: float = 1.0
 
 
 def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
@@ -556,11 +560,11 @@ def spans_keys(child: ColInfo, parent: ColInfo, fit: ValueFit | None, settings: 
     the fit can: a child drawn from a wider key would rarely stop at this one's end
     (``song.provider_id`` 1..7 -> ``singer`` 1..8, not ``album`` 1..347)."""
     c, p = child.profile, parent.profile
-    if not settings.value_fit_links or fit is None or not fit.tightest or child.distinct < TRAPS.span_min_distinct:
+    if not settings.value_fit_links or fit is None or not fit.drawn_tightest or child.distinct < TRAPS.span_min_distinct:
         return False
     if child.table_key:
         return False  # a relation's own key numbered like another's is keyed alike, not drawn from it
-    if fit.margin != math.inf and child.distinct * math.log10(fit.margin) < TRAPS.span_min_fit:
+    if fit.drawn_margin != math.inf and child.distinct * math.log10(fit.drawn_margin) < TRAPS.span_min_fit:
         return False
     ends = (None, None) if c is None or p is None else (c.min_value, c.max_value, p.min_value, p.max_value)
     if None in ends or not all(float(end).is_integer() for end in ends):

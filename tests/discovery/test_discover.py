@@ -375,6 +375,18 @@ def test_a_few_ids_that_span_one_dense_key_name_their_parent_by_fit():
     assert run(w).inferred == []
 
 
+def test_a_childs_own_key_holding_its_values_too_says_chance_explains_them():
+    # 90 numbers 3..359 inside makes 1..406 and inside their own relation's ids 1..406: any
+    # dense range holds them, so no value-only link (the own key is no parent, but it is a
+    # container: dropping it made makes the one key that holds them, and a link)
+    w = Warehouse()
+    w.table("makes", {"make_id": (INT, ids(406)), "name": (TEXT, [f"m{i}" for i in range(406)])})
+    w.table("cars", {"id": (INT, ids(406)), "hp": (INT, [3 + 4 * (i % 90) for i in range(406)])})
+    links = run(w, min_confidence=TRAP_BAR)
+    assert links.inferred == []
+    assert [(r.trap, r.child.column) for r in links.rejected] == [(Trap.AMBIGUOUS, "hp")]
+
+
 def test_small_numbers_at_the_low_end_of_a_dense_key_range_are_chance():
     rng = random.Random(14)
     w = Warehouse()
