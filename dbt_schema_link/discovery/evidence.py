@@ -517,7 +517,8 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
     if child.has_values and parent.has_values:
         surprise = _surprise(child, parent)
         big = child.distinct >= settings.nameless_min_child_distinct
-        spans = not big and spans_keys(child, parent, fit, settings)  # a large child has the tightest-by-a-margin rule
+        # a few values may still name their parent by fit; a large child has the tightest-by-a-margin rule
+        spans = not big and spans_keys(child, parent, fit, settings)
         if not big and not spans and surprise < settings.nameless_min_surprise:
             return Trap.SMALL_SUBSET, (
                 f"{child.distinct} values inside {parent.distinct} parent keys would match by chance "
@@ -554,13 +555,15 @@ def spans_keys(child: ColInfo, parent: ColInfo, fit: ValueFit | None, settings: 
     """A few whole numbers (``TRAPS.span_min_distinct`` or more, not the child relation's own key)
     spread over the parent's key range as keys drawn from it would (``range_spread_surprise`` at
     most ``TRAPS.span_max_spread``), and held by no other relation's key or far more likely drawn
-    from this one than from the next smallest (``fit.margin ** distinct`` at least
+    from this one than from the next smallest (``fit.drawn_margin ** distinct`` at least
     ``TRAPS.span_min_fit`` decimal orders).
     Small ids fit every dense key range, so chance cannot single this parent out by containment;
     the fit can: a child drawn from a wider key would rarely stop at this one's end
     (``song.provider_id`` 1..7 -> ``singer`` 1..8, not ``album`` 1..347)."""
     c, p = child.profile, parent.profile
-    if not settings.value_fit_links or fit is None or not fit.drawn_tightest or child.distinct < TRAPS.span_min_distinct:
+    if not settings.value_fit_links or fit is None or not fit.drawn_tightest:
+        return False
+    if child.distinct < TRAPS.span_min_distinct:
         return False
     if child.table_key:
         return False  # a relation's own key numbered like another's is keyed alike, not drawn from it
