@@ -518,7 +518,7 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
         surprise = _surprise(child, parent)
         big = child.distinct >= settings.nameless_min_child_distinct
         # a few values may still name their parent by fit; a large child has the tightest-by-a-margin rule
-        spans = not big and spans_keys(child, parent, fit, settings)
+        spans = spans_keys(child, parent, fit, settings)
         if not big and not spans and surprise < settings.nameless_min_surprise:
             return Trap.SMALL_SUBSET, (
                 f"{child.distinct} values inside {parent.distinct} parent keys would match by chance "
@@ -578,8 +578,11 @@ def spans_keys(child: ColInfo, parent: ColInfo, fit: ValueFit | None, settings: 
 def fit_only(child: ColInfo, parent: ColInfo, fit: ValueFit | None, settings: DiscoverySettings) -> bool:
     """A value-only pair that only :func:`spans_keys` lets through (too few values, and values
     chance explains): its values say which parent, not that the column references one."""
-    return (child.has_values and parent.has_values and child.distinct < settings.nameless_min_child_distinct
-            and _surprise(child, parent) < settings.nameless_min_surprise and spans_keys(child, parent, fit, settings))
+    if not (child.has_values and parent.has_values and spans_keys(child, parent, fit, settings)):
+        return False
+    if child.distinct >= settings.nameless_min_child_distinct:  # a large child: unless the older rule holds
+        return fit is not None and fit.containers > 1 and not (fit.tightest and fit.margin >= TRAPS.tightest_margin)
+    return _surprise(child, parent) < settings.nameless_min_surprise
 
 
 def fit_note(child: ColInfo, parent: ColInfo) -> str:
