@@ -517,7 +517,7 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
     if child.has_values and parent.has_values:
         surprise = _surprise(child, parent)
         big = child.distinct >= settings.nameless_min_child_distinct
-        # a few values may still name their parent by fit; a large child has the tightest-by-a-margin rule
+        # values chance explains may still name their parent by fit (capped, ``fit_only``)
         spans = spans_keys(child, parent, fit, settings)
         if not big and not spans and surprise < settings.nameless_min_surprise:
             return Trap.SMALL_SUBSET, (
@@ -576,8 +576,9 @@ def spans_keys(child: ColInfo, parent: ColInfo, fit: ValueFit | None, settings: 
 
 
 def fit_only(child: ColInfo, parent: ColInfo, fit: ValueFit | None, settings: DiscoverySettings) -> bool:
-    """A value-only pair that only :func:`spans_keys` lets through (too few values, and values
-    chance explains): its values say which parent, not that the column references one."""
+    """A value-only pair that only :func:`spans_keys` lets through (a small child whose values
+    chance explains, or a large one that several keys hold about as tightly): its values say
+    which parent, not that the column references one."""
     if not (child.has_values and parent.has_values and spans_keys(child, parent, fit, settings)):
         return False
     if child.distinct >= settings.nameless_min_child_distinct:  # a large child: unless the older rule holds

@@ -152,8 +152,8 @@ class Caps:
 class TrapRules:
     flag_parent_key: float = 0.8  # a flag-like child may still link, named, to a parent at least this key-like
     tightest_margin: float = 2.0  # a value-only child fits one container this many times tighter than the next
-    #: ``spans_keys``: a child of fewer values than ``nameless_min_child_distinct`` names its
-    #: parent by fit when it has at least this many values ...
+    #: ``spans_keys``: values chance explains (too few, or held by several keys) name their
+    #: parent by fit when there are at least this many ...
     span_min_distinct: int = 3
     #: ... spread over the parent's range as keys drawn from it would (``range_spread_surprise``
     #: at most this many decimal orders: 1..7 inside 1..8 is 0.3; 1..5 inside 1..35 is 1.7) ...

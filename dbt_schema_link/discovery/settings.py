@@ -217,8 +217,9 @@ class DiscoverySettings:
     """Let a few small ids that chance cannot single out name their parent by fit: at least three
     whole numbers spread over one relation's key range as keys drawn from it would, and held by
     no other key nearly as tightly (``song.provider`` 1..7 -> ``singer`` 1..8, not ``album``
-    1..347). The values say which parent, not that the column is a reference, so such a pair
-    stays at most 0.65, under the write bar (the numbers: ``policy.TRAPS``, ``policy.CAPS``).
+    1..347); a larger child held by several keys is settled the same way. The values say which
+    parent, not that the column is a reference, so such a pair stays at most 0.65, under the
+    write bar (the numbers: ``policy.TRAPS``, ``policy.CAPS``).
     Default true; false leaves such pairs ``small_subset`` or ``ambiguous`` rejections."""
 
     use_sql: bool = _flag(True)

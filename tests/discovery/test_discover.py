@@ -412,10 +412,14 @@ def tickets_with_a_nameless_reference(products: int) -> Warehouse:
 
 
 def test_values_that_fit_several_keys_need_a_name():
-    # 360 ids spread over 1..2000 could have been drawn from 1..2050 as well
-    links = run(tickets_with_a_nameless_reference(2050), min_confidence=TRAP_BAR)
+    # 360 ids spread over 1..2000 could have been drawn from 1..2010 as well (all of them at most
+    # 2000 by chance: ~1 in 6)
+    links = run(tickets_with_a_nameless_reference(2010), min_confidence=TRAP_BAR)
     assert links.inferred == []
     assert links.rejected[0].trap is Trap.AMBIGUOUS
+    # from 1..2050 hardly (~1e-3.9): the fit names customers, and values alone stop at the cap
+    (link,) = run(tickets_with_a_nameless_reference(2050), min_confidence=TRAP_BAR).inferred
+    assert (link.parent.column, link.confidence <= CAPS.value_fit_only) == ("customer_id", True)
 
 
 def test_a_key_the_values_spread_too_narrowly_for_is_no_container():
@@ -423,8 +427,12 @@ def test_a_key_the_values_spread_too_narrowly_for_is_no_container():
     # they come from, so customers is the one key that holds them
     links = run(tickets_with_a_nameless_reference(2500), min_confidence=TRAP_BAR)
     assert pairs(links.inferred) == {("tickets.src", "customers.customer_id")}
-    # without the range rule, two keys hold the values and no name says which
-    assert run(tickets_with_a_nameless_reference(2500), min_confidence=TRAP_BAR, range_spread_surprise=0).inferred == []
+    # without the range rule two keys hold the values: the fit still names customers, capped;
+    # without either rule no name says which
+    (link,) = run(tickets_with_a_nameless_reference(2500), min_confidence=TRAP_BAR, range_spread_surprise=0).inferred
+    assert (link.parent.column, link.confidence <= CAPS.value_fit_only) == ("customer_id", True)
+    assert run(tickets_with_a_nameless_reference(2500), min_confidence=TRAP_BAR, range_spread_surprise=0,
+               value_fit_links=False).inferred == []
 
 
 def test_two_keys_numbered_without_a_gap_are_not_a_link_by_values():
