@@ -12,8 +12,8 @@ from dataclasses import dataclass, field, replace
 from dbt_schema_link.discovery.candidates import Candidate
 from dbt_schema_link.discovery.domains import UnionFind
 from dbt_schema_link.discovery.evidence import (
-    Block, RelationMatches, ValueFit, calendar_evidence, cardinality_evidence, cross_source_evidence, deferred_detail,
-    exact_evidence, find_trap, fit_note, fit_only, has_name_signal, is_calendar_pair, matched_surprise, name_evidence,
+    Block, RelationMatches, TrapCheck, ValueFit, calendar_evidence, cardinality_evidence, cross_source_evidence, deferred_detail,
+    exact_evidence, find_trap, fit_note, has_name_signal, is_calendar_pair, matched_surprise, name_evidence,
     range_spread_surprise, sql_evidence, surprise_evidence, type_evidence, value_evidence, values_agree,
 )
 from dbt_schema_link.discovery.policy import CAPS, CARDINALITY, TYPES
@@ -161,16 +161,16 @@ def evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstim
             block = Block.PARENT_NOT_KEY  # value-only links go to another relation's key
         elif est is None and exact is None:
             block = Block.PARENT_NOT_KEY  # nothing but a type match
-    trap = find_trap(child, parent, evidence, settings, fit, named) if block is None else None
+    check = find_trap(child, parent, evidence, settings, fit, named) if block is None else TrapCheck()
     if pending and block is None:
         block = Block.TYPES_NEED_VALUES
     conf = confidence(evidence, measured)
     if checked and measured and (exact is None or not exact.child_distinct):
         conf = min(conf, CAPS.unverified)
-    if trap is None and block is None and not named and not joined and fit_only(child, parent, fit, settings):
+    if check.by_fit and block is None:
         conf = min(conf, CAPS.value_fit_only)
         evidence = _noted(evidence, fit_note(child, parent))
-    return Scored(cand, tuple(evidence), _capped(conf, evidence), block, trap, est, exact, measured)
+    return Scored(cand, tuple(evidence), _capped(conf, evidence), block, check.trap, est, exact, measured)
 
 
 def _noted(evidence: list[Evidence], note: str) -> list[Evidence]:

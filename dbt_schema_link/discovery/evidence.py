@@ -454,9 +454,29 @@ class ValueFit:
     drawn_margin: float = 1.0
 
 
+@dataclass(frozen=True)
+class TrapCheck:
+    """What :func:`find_trap` decided about a pair: the trap that refuses it (with why), or
+    none; ``by_fit`` when a value-only pair passed only because its values name the parent by fit
+    (:func:`spans_keys` waived the chance or ambiguity trap): they say which parent, not that the
+    column references one, so its confidence stops at ``CAPS.value_fit_only`` (:func:`fit_note`)."""
+
+    trap: tuple[Trap, str] | None = None
+    by_fit: bool = False
+
+
+
 def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
               settings: DiscoverySettings, fit: ValueFit | None = None,
-              named: bool | None = None) -> tuple[Trap, str] | None:
+              named: bool | None = None) -> TrapCheck:
+    """:class:`TrapCheck` of the pair: its trap, or why it passed."""
+    trap = _trap(child, parent, evidence, settings, fit, named)
+    return trap if isinstance(trap, TrapCheck) else TrapCheck(trap)
+
+
+def _trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
+          settings: DiscoverySettings, fit: ValueFit | None,
+          named: bool | None) -> tuple[Trap, str] | TrapCheck | None:
     """The cross-product traps of value overlap (docs/dbt_facts.md, "Value overlap"): flags, free text, tiny enums,
     value-only links that chance explains, and links between unrelated sources that rest on names
     alone or on values chance explains. ``None`` when the pair is not a trap.
@@ -465,7 +485,8 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
     at least ``nameless_min_child_distinct`` values, or values improbable at random
     (``nameless_min_surprise``), and (2) specific values: only one relation's key contains them, or
     (for a large child) this parent is the tightest container by a factor of 2 — a few small
-    numbers fit every dense id range. ``named``: ``has_name_signal(evidence)`` when the caller has it."""
+    numbers fit every dense id range — unless the values name the parent by fit (:func:`spans_keys`),
+    which passes the pair ``by_fit``. ``named``: ``has_name_signal(evidence)`` when the caller has it."""
     if named is None:
         named = has_name_signal(evidence)
     joined = any(e.signal is Signal.SQL_JOIN for e in evidence)
@@ -517,9 +538,12 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
     if child.has_values and parent.has_values:
         surprise = _surprise(child, parent)
         big = child.distinct >= settings.nameless_min_child_distinct
-        # values chance explains may still name their parent by fit (capped, ``fit_only``)
-        spans = spans_keys(child, parent, fit, settings)
-        if not big and not spans and surprise < settings.nameless_min_surprise:
+        chance = not big and surprise < settings.nameless_min_surprise
+        ambiguous = (fit is not None and fit.containers > 1
+                     and not (big and fit.tightest and fit.margin >= TRAPS.tightest_margin))
+        # values chance explains, or several keys hold, may still name their parent by fit (capped)
+        spans = (chance or ambiguous) and spans_keys(child, parent, fit, settings)
+        if chance and not spans:
             return Trap.SMALL_SUBSET, (
                 f"{child.distinct} values inside {parent.distinct} parent keys would match by chance "
                 f"(chance ~1e-{surprise:.1f}) and no name says they join"
@@ -542,12 +566,13 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
                 f"{child.distinct} of the parent's keys would all be by chance ~1e-{chance:.1f}: a quantity in "
                 "steps, not a reference, and no name says they join"
             )
-        if fit is not None and fit.containers > 1 and not spans \
-                and not (big and fit.tightest and fit.margin >= TRAPS.tightest_margin):
+        if ambiguous and not spans:
             return Trap.AMBIGUOUS, (
                 f"the values of {child.label} fit the keys of {fit.containers} relations and no name "
                 f"says which one it references"
             )
+        if spans:
+            return TrapCheck(by_fit=True)
     return None
 
 
@@ -575,19 +600,8 @@ def spans_keys(child: ColInfo, parent: ColInfo, fit: ValueFit | None, settings: 
     return range_spread_surprise(child, parent) <= TRAPS.span_max_spread
 
 
-def fit_only(child: ColInfo, parent: ColInfo, fit: ValueFit | None, settings: DiscoverySettings) -> bool:
-    """A value-only pair that only :func:`spans_keys` lets through (a small child whose values
-    chance explains, or a large one that several keys hold about as tightly): its values say
-    which parent, not that the column references one."""
-    if not (child.has_values and parent.has_values and spans_keys(child, parent, fit, settings)):
-        return False
-    if child.distinct >= settings.nameless_min_child_distinct:  # a large child: unless the older rule holds
-        return fit is not None and fit.containers > 1 and not (fit.tightest and fit.margin >= TRAPS.tightest_margin)
-    return _surprise(child, parent) < settings.nameless_min_surprise
-
-
 def fit_note(child: ColInfo, parent: ColInfo) -> str:
-    """Why a :func:`fit_only` pair's confidence stops at ``CAPS.value_fit_only``."""
+    """Why a pair passed ``by_fit`` stops at ``CAPS.value_fit_only``."""
     c, p = child.profile, parent.profile
     return (f"; no name or SQL says they join: {child.distinct} values {c.min_value:g}..{c.max_value:g} span the "
             f"keys {p.min_value:g}..{p.max_value:g} as keys drawn from them would and no other key holds "
