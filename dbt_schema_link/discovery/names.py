@@ -19,7 +19,7 @@ from functools import cached_property
 
 from rapidfuzz import fuzz
 
-from dbt_schema_link.discovery.policy import NAMES, READING
+from dbt_schema_link.discovery.policy import NAMES, PEOPLE_ATTRIBUTE_KINDS, READING
 
 _WORDS = re.compile(r"[A-Z]{2,}s(?![a-z])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
@@ -68,6 +68,34 @@ PEOPLE_WORDS: dict[str, float] = {
     "personnel": 1.0, "person": 0.9, "member": 0.9, "contact": 0.8, "individual": 0.8,
     "party": 0.7, "customer": 0.7, "client": 0.7, "account": 0.5,
 }
+
+
+#: What only a person has, by kind: a relation with columns of two kinds is a table of people
+#: whatever it is called (``singer(name, age, is_male)``, ``professionals(first_name, email_address)``),
+#: a target for people-roles as ``PEOPLE_WORDS`` relations are. English words, not any schema's.
+PERSON_ATTRIBUTES: tuple[frozenset[str], ...] = (
+    frozenset({"firstname", "lastname", "middlename", "givenname", "familyname", "fullname", "surname",
+               "forename", "nickname", "maidenname"}),
+    frozenset({"birth", "birthday", "birthdate", "dob", "born"}),
+    frozenset({"gender", "sex", "male", "female"}),
+    frozenset({"email", "phone", "mobile", "cell"}),
+    frozenset({"age"}),
+    frozenset({"nationality", "hometown", "citizenship", "birthplace"}),
+)
+_NAME_QUALIFIERS = frozenset({"first", "last", "middle", "given", "family", "full", "nick", "maiden"})
+
+
+def person_attribute(parts: NameParts) -> int | None:
+    """Which kind of ``PERSON_ATTRIBUTES`` a column name is (``first_name``: a personal name), if any."""
+    toks = parts.tokens
+    found = set(toks).union(a + b for a, b in zip(toks, toks[1:]) if a in _NAME_QUALIFIERS and b == "name")
+    return next((kind for kind, words in enumerate(PERSON_ATTRIBUTES) if found & words), None)
+
+
+def people_by_attributes(columns: Iterable[NameParts]) -> float:
+    """How much a relation's columns make it a table of people (``READING.people_attributes``)."""
+    kinds = {kind for parts in columns if (kind := person_attribute(parts)) is not None}
+    return READING.people_attributes if len(kinds) >= PEOPLE_ATTRIBUTE_KINDS else 0.0
 
 
 class Role(Enum):
