@@ -465,7 +465,6 @@ class TrapCheck:
     by_fit: bool = False
 
 
-
 def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
               settings: DiscoverySettings, fit: ValueFit | None = None,
               named: bool | None = None) -> TrapCheck:
@@ -592,7 +591,8 @@ def spans_keys(child: ColInfo, parent: ColInfo, fit: ValueFit | None, settings: 
         return False
     if child.table_key:
         return False  # a relation's own key numbered like another's is keyed alike, not drawn from it
-    if fit.drawn_margin != math.inf and _drawn_odds(child.distinct, parent.distinct, fit.drawn_margin) < TRAPS.span_min_fit:
+    if fit.drawn_margin != math.inf \
+            and _drawn_odds(child.distinct, parent.distinct, fit.drawn_margin) < TRAPS.span_min_fit:
         return False
     ends = (None, None) if c is None or p is None else (c.min_value, c.max_value, p.min_value, p.max_value)
     if None in ends or not all(float(end).is_integer() for end in ends):
