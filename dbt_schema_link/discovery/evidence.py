@@ -579,7 +579,7 @@ def spans_keys(child: ColInfo, parent: ColInfo, fit: ValueFit | None, settings: 
     """A few whole numbers (``TRAPS.span_min_distinct`` or more, not the child relation's own key)
     spread over the parent's key range as keys drawn from it would (``range_spread_surprise`` at
     most ``TRAPS.span_max_spread``), and held by no other relation's key or far more likely drawn
-    from this one than from the next smallest (:func:`_drawn_odds` at least
+    from this one than from the next smallest (``fit.drawn_margin ** distinct`` at least
     ``TRAPS.span_min_fit`` decimal orders).
     Small ids fit every dense key range, so chance cannot single this parent out by containment;
     the fit can: a child drawn from a wider key would rarely stop at this one's end
@@ -591,26 +591,12 @@ def spans_keys(child: ColInfo, parent: ColInfo, fit: ValueFit | None, settings: 
         return False
     if child.table_key:
         return False  # a relation's own key numbered like another's is keyed alike, not drawn from it
-    if fit.drawn_margin != math.inf \
-            and _drawn_odds(child.distinct, parent.distinct, fit.drawn_margin) < TRAPS.span_min_fit:
+    if fit.drawn_margin != math.inf and child.distinct * math.log10(fit.drawn_margin) < TRAPS.span_min_fit:
         return False
     ends = (None, None) if c is None or p is None else (c.min_value, c.max_value, p.min_value, p.max_value)
     if None in ends or not all(float(end).is_integer() for end in ends):
         return False
     return range_spread_surprise(child, parent) <= TRAPS.span_max_spread
-
-
-def _drawn_odds(distinct: int, keys: int, margin: float) -> float:
-    """Decimal orders by which ``distinct`` different values are likelier drawn from a key of
-    ``keys`` values than from the next smallest key that holds them (``keys * margin`` values):
-    each key makes every set of that many of its values equally likely, ``1 / C(n, distinct)``, so
-    the odds are ``C(keys * margin, distinct) / C(keys, distinct)``. About ``margin ** distinct``
-    for a few values; stronger as they fill the key (8 of 8 against 9 keys: 9, not 1.1 ** 8)."""
-    return (_log10_choose(keys * margin, distinct) - _log10_choose(keys, distinct)) if keys >= distinct else 0.0
-
-
-def _log10_choose(n: float, k: int) -> float:
-    return (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)) / math.log(10)
 
 
 def fit_note(child: ColInfo, parent: ColInfo) -> str:

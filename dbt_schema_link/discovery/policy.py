@@ -166,9 +166,8 @@ class TrapRules:
     #: at most this many decimal orders: 1..7 inside 1..8 is 0.3; 1..5 inside 1..35 is 1.7) ...
     span_max_spread: float = 1.0
     #: ... and are this many decimal orders likelier drawn from it than from the next smallest
-    #: key that holds them (``evidence._drawn_odds``, the odds of drawing that set of keys: 7 ids
-    #: inside keys of 9 and 10 are 0.5, 3 ids inside keys of 3 and 4 are 0.6, 5 inside keys of 7
-    #: and 10 are 1.1; none other holding them is infinite)
+    #: key that holds them (``distinct * log10(margin)``: 7 ids inside keys of 9 and 10 are 0.3,
+    #: 3 ids inside keys of 3 and 4 are 0.4; none other holding them is infinite)
     span_min_fit: float = 1.0
 
 
