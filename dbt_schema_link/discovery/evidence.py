@@ -64,7 +64,7 @@ def name_evidence(child: ColInfo, parent: ColInfo, matches: RelationMatches | No
     ``parent_category_id``; ``invoice_id`` in ``invoice_line`` does not point at
     ``invoice_line_id``), and a column that is its own relation's key is not said to point at
     another relation whose name it matches no better than its own (``invoice.invoice_id`` vs
-    ``invoice_line``).
+    ``invoice_line``), nor, named for its own relation, as a role (``owners.owner_id``).
     """
     out: list[Evidence] = []
     match = matches.get if matches is not None else relation_match
@@ -93,7 +93,9 @@ def name_evidence(child: ColInfo, parent: ColInfo, matches: RelationMatches | No
             out.append(Evidence(
                 Signal.NAME_FUZZY, fuzzy, f"{child.ref.column!r} resembles {via}, whose key is {parent.ref.column!r}",
             ))
-    if cp.role is not None and parent_key:
+    # a relation's own key named for its relation (``owners.owner_id``) is its key, not a role
+    own_key = child.is_table_key() and not same and max(match(child, None)[:2]) > 0
+    if cp.role is not None and parent_key and not own_key:
         people = prel.names.people
         if cp.role is Role.PERSON:
             strength = people

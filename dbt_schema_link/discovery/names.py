@@ -70,32 +70,39 @@ PEOPLE_WORDS: dict[str, float] = {
 }
 
 
-#: What only a person has, by kind: a relation with columns of two kinds is a table of people
-#: whatever it is called (``singer(name, age, is_male)``, ``professionals(first_name, email_address)``),
-#: a target for people-roles as ``PEOPLE_WORDS`` relations are. English words, not any schema's.
-PERSON_ATTRIBUTES: tuple[frozenset[str], ...] = (
+#: What only people have: a personal name, an e-mail or a phone ...
+PERSON_MARKS: tuple[frozenset[str], ...] = (
     frozenset({"firstname", "lastname", "middlename", "givenname", "familyname", "fullname", "surname",
                "forename", "nickname", "maidenname"}),
+    frozenset({"email", "phone", "mobile", "cell"}),
+)
+#: ... and what they share with other living things (a dog has a birth date, a gender and an age).
+PERSON_TRAITS: tuple[frozenset[str], ...] = (
     frozenset({"birth", "birthday", "birthdate", "dob", "born"}),
     frozenset({"gender", "sex", "male", "female"}),
-    frozenset({"email", "phone", "mobile", "cell"}),
     frozenset({"age"}),
     frozenset({"nationality", "hometown", "citizenship", "birthplace"}),
 )
+_ATTRIBUTES = PERSON_MARKS + PERSON_TRAITS
 _NAME_QUALIFIERS = frozenset({"first", "last", "middle", "given", "family", "full", "nick", "maiden"})
 
 
 def person_attribute(parts: NameParts) -> int | None:
-    """Which kind of ``PERSON_ATTRIBUTES`` a column name is (``first_name``: a personal name), if any."""
+    """Which kind of person attribute a column name is (its index in ``PERSON_MARKS +
+    PERSON_TRAITS``; ``first_name``: a personal name), if any."""
     toks = parts.tokens
     found = set(toks).union(a + b for a, b in zip(toks, toks[1:]) if a in _NAME_QUALIFIERS and b == "name")
-    return next((kind for kind, words in enumerate(PERSON_ATTRIBUTES) if found & words), None)
+    return next((kind for kind, words in enumerate(_ATTRIBUTES) if found & words), None)
 
 
 def people_by_attributes(columns: Iterable[NameParts]) -> float:
-    """How much a relation's columns make it a table of people (``READING.people_attributes``)."""
+    """How much a relation's columns make it a table of people whatever it is called
+    (``professionals(first_name, email_address)``): ``PEOPLE_ATTRIBUTE_KINDS`` kinds of person
+    attributes, one of them a mark only people have; then as much as ``READING.people_attributes``,
+    a target for people-roles as ``PEOPLE_WORDS`` relations are. English words, not any schema's."""
     kinds = {kind for parts in columns if (kind := person_attribute(parts)) is not None}
-    return READING.people_attributes if len(kinds) >= PEOPLE_ATTRIBUTE_KINDS else 0.0
+    marked = any(kind < len(PERSON_MARKS) for kind in kinds)
+    return READING.people_attributes if marked and len(kinds) >= PEOPLE_ATTRIBUTE_KINDS else 0.0
 
 
 class Role(Enum):

@@ -128,8 +128,9 @@ class ValueRules:
 #: full strength: three times the default bar a value-only link clears (``nameless_min_surprise``).
 SURPRISE_FULL = 24.0
 
-#: kinds of person attributes (``names.PERSON_ATTRIBUTES``: a personal name, birth, gender, contact,
-#: age, origin) that make a relation a table of people: one (an ``age``, a ``phone``) many things have
+#: kinds of person attributes (``names.PERSON_MARKS``: a personal name, a contact, one of which it
+#: needs; ``PERSON_TRAITS``: birth, gender, age, origin) that make a relation a table of people:
+#: one alone (a supplier's ``phone``) many things have
 PEOPLE_ATTRIBUTE_KINDS = 2
 
 

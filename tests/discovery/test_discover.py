@@ -117,6 +117,21 @@ def test_a_relation_of_person_attributes_is_a_table_of_people_whatever_its_name(
     links = run(crew_reviewed_by({"label": (TEXT, names), "email_address": (TEXT, [f"{n}@x.org" for n in names])}),
                 min_confidence=0.0)
     assert not any(link.has(Signal.ROLE_NAME) for link in links.inferred)
+    # nor is what people share with other living things: a dog has a birth date, a gender, an age
+    links = run(crew_reviewed_by({"birth_date": (TEXT, [f"2020-01-{i + 1:02d}" for i in range(20)]),
+                                  "gender": (TEXT, ["f", "m"] * 10), "age": (INT, [i % 9 + 1 for i in range(20)])}),
+                min_confidence=0.0)
+    assert not any(link.has(Signal.ROLE_NAME) for link in links.inferred)
+
+
+def test_a_relations_own_key_named_for_it_is_no_role():
+    # owners.owner_id is owners' key, not an owner role pointing at the people in crew (keyed alike)
+    names = [f"n{i}" for i in range(20)]
+    w = Warehouse()
+    w.table("crew", {"crew_id": (INT, ids(20)), "first_name": (TEXT, names), "email": (TEXT, names)})
+    w.table("owners", {"owner_id": (INT, ids(20)), "last_name": (TEXT, names), "phone": (TEXT, names)})
+    links = run(w, min_confidence=0.0)
+    assert not any(link.has(Signal.ROLE_NAME) for link in links.inferred)
 
 
 # -- blocking ----------------------------------------------------------------------------------
