@@ -5,15 +5,15 @@ free text, MinHash signature, DAG depth. Built once, in one pass over the projec
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from dbt_schema_link.artifacts.records import ColumnRef, Project, Relation, ResourceType
 from dbt_schema_link.artifacts.dag import relation_depths, relation_parents
 from dbt_schema_link.discovery.names import (
-    DATE_WORDS, NameParts, RelationNames, Vocabulary, analyse_column, analyse_relation, is_glued, people_by_attributes,
-    strip_table_prefix, table_column_prefix, with_compound_heads,
+    DATE_WORDS, NameParts, RelationNames, Vocabulary, analyse_column, analyse_relation, is_glued, strip_table_prefix,
+    table_column_prefix, with_compound_heads,
 )
 from dbt_schema_link.discovery.policy import KEY, NAMES
 from dbt_schema_link.discovery.settings import DiscoverySettings
@@ -178,9 +178,6 @@ def build_features(project: Project, profiles: ProfileSet | None, settings: Disc
             )
             info.columns.append(ci)
             columns.append(ci)
-        people = people_by_attributes(c.parts for c in info.columns)
-        if people > names.people:  # a table of people by what it records, not by its name
-            info.names = replace(names, people=people)
         _classify_columns(info, settings)
     by_ref = {c.ref.key(): c for c in columns}
     return Features(relations=relations, columns=columns, by_ref=by_ref, k=k)

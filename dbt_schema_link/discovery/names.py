@@ -19,7 +19,7 @@ from functools import cached_property
 
 from rapidfuzz import fuzz
 
-from dbt_schema_link.discovery.policy import NAMES, PEOPLE_ATTRIBUTE_KINDS, READING
+from dbt_schema_link.discovery.policy import NAMES, READING
 
 _WORDS = re.compile(r"[A-Z]{2,}s(?![a-z])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
@@ -68,41 +68,6 @@ PEOPLE_WORDS: dict[str, float] = {
     "personnel": 1.0, "person": 0.9, "member": 0.9, "contact": 0.8, "individual": 0.8,
     "party": 0.7, "customer": 0.7, "client": 0.7, "account": 0.5,
 }
-
-
-#: What only people have: a personal name, an e-mail or a phone ...
-PERSON_MARKS: tuple[frozenset[str], ...] = (
-    frozenset({"firstname", "lastname", "middlename", "givenname", "familyname", "fullname", "surname",
-               "forename", "nickname", "maidenname"}),
-    frozenset({"email", "phone", "mobile", "cell"}),
-)
-#: ... and what they share with other living things (a dog has a birth date, a gender and an age).
-PERSON_TRAITS: tuple[frozenset[str], ...] = (
-    frozenset({"birth", "birthday", "birthdate", "dob", "born"}),
-    frozenset({"gender", "sex", "male", "female"}),
-    frozenset({"age"}),
-    frozenset({"nationality", "hometown", "citizenship", "birthplace"}),
-)
-_ATTRIBUTES = PERSON_MARKS + PERSON_TRAITS
-_NAME_QUALIFIERS = frozenset({"first", "last", "middle", "given", "family", "full", "nick", "maiden"})
-
-
-def person_attribute(parts: NameParts) -> int | None:
-    """Which kind of person attribute a column name is (its index in ``PERSON_MARKS +
-    PERSON_TRAITS``; ``first_name``: a personal name), if any."""
-    toks = parts.tokens
-    found = set(toks).union(a + b for a, b in zip(toks, toks[1:]) if a in _NAME_QUALIFIERS and b == "name")
-    return next((kind for kind, words in enumerate(_ATTRIBUTES) if found & words), None)
-
-
-def people_by_attributes(columns: Iterable[NameParts]) -> float:
-    """How much a relation's columns make it a table of people whatever it is called
-    (``professionals(first_name, email_address)``): ``PEOPLE_ATTRIBUTE_KINDS`` kinds of person
-    attributes, one of them a mark only people have; then as much as ``READING.people_attributes``,
-    a target for people-roles as ``PEOPLE_WORDS`` relations are. English words, not any schema's."""
-    kinds = {kind for parts in columns if (kind := person_attribute(parts)) is not None}
-    marked = any(kind < len(PERSON_MARKS) for kind in kinds)
-    return READING.people_attributes if marked and len(kinds) >= PEOPLE_ATTRIBUTE_KINDS else 0.0
 
 
 class Role(Enum):

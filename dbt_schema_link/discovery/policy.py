@@ -83,9 +83,6 @@ class NameReading:
     relation_generic_dropped: float = 0.9  # its name without a generic word (`order_items` -> `order`)
     relation_tail_factor: float = 0.75  # a trailing n-gram of a relation name (`tv_channel` -> `channel`)
     people_secondary_factor: float = 0.8  # a people word in a weaker reading of a relation's name
-    #: a relation with ``PEOPLE_ATTRIBUTE_KINDS`` kinds of person attributes is a table of people:
-    #: as sure as a `contact` or `individual` table
-    people_attributes: float = 0.8
     affix_base: float = 0.55  # one word a prefix/suffix of the other: some resemblance at all ...
     affix_per_share: float = 0.4  # ... more the more of the longer word the shorter covers
     truncation: float = 0.9  # `cust` customer: the commonest abbreviation, nearly spelt out
@@ -127,11 +124,6 @@ class ValueRules:
 #: Decimal orders of improbability (by chance) at which a nameless pair's ``value_surprise`` has
 #: full strength: three times the default bar a value-only link clears (``nameless_min_surprise``).
 SURPRISE_FULL = 24.0
-
-#: kinds of person attributes (``names.PERSON_MARKS``: a personal name, a contact, one of which it
-#: needs; ``PERSON_TRAITS``: birth, gender, age, origin) that make a relation a table of people:
-#: one alone (a supplier's ``phone``) many things have
-PEOPLE_ATTRIBUTE_KINDS = 2
 
 
 @dataclass(frozen=True)

@@ -94,41 +94,11 @@ def test_role_names_point_at_people_and_at_the_same_table():
         assert link.has(Signal.ROLE_NAME)
 
 
-def crew_reviewed_by(crew_columns: dict) -> Warehouse:
-    """``reviews.reviewer_id`` (a person role) into 1..20, which ``crew`` (a name no list knows as
-    people) and ``stages`` (1..40) both key: values alone cannot say which."""
-    rng = random.Random(5)
-    w = Warehouse()
-    w.table("crew", {"crew_id": (INT, ids(20)), **crew_columns})
-    w.table("stages", {"stage_id": (INT, ids(40)), "label": (TEXT, [f"s{i}" for i in range(40)])})
-    w.table("reviews", {"review_id": (INT, ids(90, 7000)), "reviewer_id": (INT, sample(rng, ids(20), 90))})
-    return w
-
-
-def test_a_relation_of_person_attributes_is_a_table_of_people_whatever_its_name():
-    # first and last names and an e-mail: people, so the role points there
-    names = [f"n{i}" for i in range(20)]
-    links = run(crew_reviewed_by({"first_name": (TEXT, names), "last_name": (TEXT, names),
-                                  "email_address": (TEXT, [f"{n}@x.org" for n in names])}))
-    assert pairs(links.inferred) == {("reviews.reviewer_id", "crew.crew_id")}
-    role = next(e for e in links.inferred[0].evidence if e.signal is Signal.ROLE_NAME)
-    assert "a table of people" in role.detail
-    # one kind of attribute (an e-mail; many things have one) is not enough: no role evidence
-    links = run(crew_reviewed_by({"label": (TEXT, names), "email_address": (TEXT, [f"{n}@x.org" for n in names])}),
-                min_confidence=0.0)
-    assert not any(link.has(Signal.ROLE_NAME) for link in links.inferred)
-    # nor is what people share with other living things: a dog has a birth date, a gender, an age
-    links = run(crew_reviewed_by({"birth_date": (TEXT, [f"2020-01-{i + 1:02d}" for i in range(20)]),
-                                  "gender": (TEXT, ["f", "m"] * 10), "age": (INT, [i % 9 + 1 for i in range(20)])}),
-                min_confidence=0.0)
-    assert not any(link.has(Signal.ROLE_NAME) for link in links.inferred)
-
-
 def test_a_relations_own_key_named_for_it_is_no_role():
-    # owners.owner_id is owners' key, not an owner role pointing at the people in crew (keyed alike)
+    # owners.owner_id is owners' key, not an owner role pointing at the people in users (keyed alike)
     names = [f"n{i}" for i in range(20)]
     w = Warehouse()
-    w.table("crew", {"crew_id": (INT, ids(20)), "first_name": (TEXT, names), "email": (TEXT, names)})
+    w.table("users", {"user_id": (INT, ids(20)), "first_name": (TEXT, names), "email": (TEXT, names)})
     w.table("owners", {"owner_id": (INT, ids(20)), "last_name": (TEXT, names), "phone": (TEXT, names)})
     links = run(w, min_confidence=0.0)
     assert not any(link.has(Signal.ROLE_NAME) for link in links.inferred)
