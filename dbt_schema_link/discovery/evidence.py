@@ -94,8 +94,8 @@ def name_evidence(child: ColInfo, parent: ColInfo, matches: RelationMatches | No
                 Signal.NAME_FUZZY, fuzzy, f"{child.ref.column!r} resembles {via}, whose key is {parent.ref.column!r}",
             ))
     # a relation's own key named for its relation (``owners.owner_id``) is its key, not a role
-    own_key = child.is_table_key() and not same and max(match(child, None)[:2]) > 0
-    if cp.role is not None and parent_key and not own_key:
+    if cp.role is not None and parent_key \
+            and not (child.is_table_key() and not same and max(match(child, None)[:2]) > 0):
         people = prel.names.people
         if cp.role is Role.PERSON:
             strength = people
