@@ -78,13 +78,13 @@ def name_evidence(child: ColInfo, parent: ColInfo, matches: RelationMatches | No
         else:
             strength = NAMES.exact_plain_unique if parent.unique else NAMES.exact_plain
         out.append(Evidence(Signal.NAME_EXACT, strength, f"same column name {child.ref.column!r}"))
+    # how much a column that is its own relation's key names that relation (``owners.owner_id``)
+    own = max(match(child, None)[:2]) if parent_key and not same and child.is_table_key() else 0.0
     # within one relation names count only for a hierarchy role (parent_category_id in categories)
     if parent_key and (not same or cp.role is Role.HIERARCHY):
         pattern, fuzzy, via = match(child, parent)
-        if child.is_table_key() and not same:
-            own_pattern, own_fuzzy, _ = match(child, None)
-            if max(own_pattern, own_fuzzy) >= max(pattern, fuzzy):
-                pattern = fuzzy = 0.0  # its name is explained by its own relation
+        if own and own >= max(pattern, fuzzy):
+            pattern = fuzzy = 0.0  # its name is explained by its own relation
         if pattern > 0:
             out.append(Evidence(
                 Signal.NAME_PATTERN, pattern, f"{child.ref.column!r} names {via}, whose key is {parent.ref.column!r}",
@@ -93,9 +93,7 @@ def name_evidence(child: ColInfo, parent: ColInfo, matches: RelationMatches | No
             out.append(Evidence(
                 Signal.NAME_FUZZY, fuzzy, f"{child.ref.column!r} resembles {via}, whose key is {parent.ref.column!r}",
             ))
-    # a relation's own key named for its relation (``owners.owner_id``) is its key, not a role
-    if cp.role is not None and parent_key \
-            and not (child.is_table_key() and not same and max(match(child, None)[:2]) > 0):
+    if cp.role is not None and parent_key and not own:  # a key named for its relation is no role
         people = prel.names.people
         if cp.role is Role.PERSON:
             strength = people
