@@ -120,10 +120,11 @@ class JoinPick:
             return f"not verified: {self.contradicted}; no link joins these relations"
         return provenance_text(self.provenance, self.confidence, self.written_confidence)
 
-    def line(self) -> str:
-        """The join in a rendered context; a link `write` wrote says so (it is not a person's)."""
-        written = f" -- {self.note}" if self.provenance is Provenance.WRITTEN or self.contradicted is not None else ""
-        return f"JOIN {self.on}{written}"
+    def line(self, written_note: bool = True) -> str:
+        """The join in a rendered context; a link `write` wrote says so (it is not a person's)
+        unless `written_note` is off; a refuted pair always says it is no link."""
+        noted = self.contradicted is not None or (written_note and self.provenance is Provenance.WRITTEN)
+        return f"JOIN {self.on} -- {self.note}" if noted else f"JOIN {self.on}"
 
     def to_dict(self) -> dict:
         return {"child": {"unique_id": self.child_uid, "name": self.child_name, "column": self.child_column},

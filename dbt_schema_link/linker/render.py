@@ -4,7 +4,8 @@ The budget covers the whole prompt: template + question + hint + schema. If the 
 whole schema fits, it is rendered whole; otherwise the best column of every selected model and
 every key on the join path are kept, and the rest is filled by score (linked columns first, then
 the group's other columns) while it fits. The text is line-based and the token estimate is
-additive over lines, so each candidate line is costed once.
+additive over lines, so each candidate line is costed once. A join `write` wrote says so only with
+the tokens left over: what fits is the same before and after the tests are written.
 
 Markdown output is compact DDL-like text:
 
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dbt_schema_link.errors import SchemaLinkError
-from dbt_schema_link.linker.answer import Answer
+from dbt_schema_link.linker.answer import Answer, JoinPick
 from dbt_schema_link.linker.ranking import best_first
 from dbt_schema_link.linker.store import LinkIndex
 from dbt_schema_link.linker.tokens import count_line, count_tokens
@@ -199,6 +200,19 @@ class Renderer:
                         queue.append(nxt)
         return out
 
+    @staticmethod
+    def _noted(joins: list[JoinPick], room: int | None) -> list[str]:
+        """The join lines, each with its written note while the `room` left allows (None: no limit)."""
+        lines = []
+        for j in joins:
+            plain, noted = j.line(written_note=False), j.line()
+            extra = count_line(noted) - count_line(plain)
+            if noted != plain and (room is None or extra <= room):
+                room = None if room is None else room - extra
+                plain = noted
+            lines.append(plain)
+        return lines
+
     # render ---------------------------------------------------------------------------------
     def render(self, answer: Answer, budget: int | None = DEFAULT_BUDGET, col_scores: np.ndarray | None = None) -> Rendered:
         idx = self.index
@@ -212,7 +226,9 @@ class Renderer:
         if group is None:
             text = self._assemble(frame, slot, [])
             return Rendered(text, count_tokens(text), "linked")
-        join_lines = [j.line() for j in answer.joins]
+        # The budget is planned on the joins without their written notes, which are added after
+        # where room is left: the tests `write` generates never change which columns fit.
+        join_lines = [j.line(written_note=False) for j in answer.joins]
         units = [group.group] + [c.group for c in answer.spans]
         group_rels = [int(r) for r in np.flatnonzero(np.isin(idx.rel_group, units))]
         # Whole group schema, if it fits (costed line by line, stopping once it cannot).
@@ -226,14 +242,14 @@ class Renderer:
             for r in group_rels:
                 full_body.append(self.header(r))
                 full_body.extend(self.column_line(c) for c in self._columns_of(r))
-            full_body.extend(join_lines)
+            full_body.extend(self._noted(answer.joins, None if budget is None else budget - full_cost))
             text = self._assemble(frame, slot, full_body)
             return Rendered(text, count_tokens(text), "full")
         # Linked subset: each selected model with its join keys and best column (in rank order,
         # with the join lines that connect it to models already in), then fill by score.
         order = [p.relation for p in answer.relations]
         chosen_cols: dict[int, list[int]] = {}
-        joins_in: list[str] = []
+        joins_in: list[JoinPick] = []
         used = fixed
         for pick in self._tree_order(answer):
             keys = [c.column for c in pick.columns if "join key" in c.reasons]
@@ -242,12 +258,12 @@ class Renderer:
             new_joins = [j for j in answer.joins if pick.unique_id in (j.child_uid, j.parent_uid)
                          and {j.child_uid, j.parent_uid} - {pick.unique_id} <= {corpus.relations[r].unique_id for r in chosen_cols}]
             cost = self.header_cost(pick.relation) + sum(self.column_cost(c) for c in unit) \
-                + sum(count_line(j.line()) + 1 for j in new_joins)
+                + sum(count_line(j.line(written_note=False)) + 1 for j in new_joins)
             if used + cost > budget:
                 break  # what is left is further from the best model: the rendered part stays connected
             used += cost
             chosen_cols[pick.relation] = list(unit)
-            joins_in += [j.line() for j in new_joins]
+            joins_in += new_joins
         fill: list[int] = [c.column for p in answer.relations if p.relation in chosen_cols for c in p.columns]
         fill += [c.column for p in answer.relations if p.relation not in chosen_cols for c in p.columns]
         if col_scores is not None:
@@ -273,6 +289,6 @@ class Renderer:
             body.append(self.header(r))
             for c in sorted(chosen_cols[r]):
                 body.append(self.column_line(c))
-        body.extend(joins_in)
+        body.extend(self._noted(joins_in, budget - used))
         text = self._assemble(frame, slot, body)
         return Rendered(text, count_tokens(text), "linked")

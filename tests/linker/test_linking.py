@@ -139,6 +139,32 @@ def test_render_never_exceeds_the_budget_and_keeps_join_keys(indexed):
         open_session([indexed], budget=5, refresh=False, notice=quiet).ask(question)
 
 
+def test_written_joins_do_not_change_what_fits_the_budget(indexed):
+    """After `write`, a join carries its provenance note; at any budget the schema lines are the
+    same as when it was inferred (the note is added only where room is left), and the context
+    still fits."""
+    from dataclasses import replace
+
+    from dbt_schema_link.links import Provenance
+
+    question = "Which product names did customers from each city buy?"
+    full = open_session([indexed], budget=None, refresh=False, notice=quiet).ask(question)
+    assert full.joins and all(j.provenance is not Provenance.WRITTEN for j in full.joins)
+    noted = 0
+    for budget in range(90, full.tokens + 60, 7):
+        s = open_session([indexed], budget=budget, refresh=False, notice=quiet)
+        before = s.ask(question)
+        after = replace(before, joins=[replace(j, provenance=Provenance.WRITTEN, written_confidence=j.confidence)
+                                       for j in before.joins])
+        rendered = s.renderer.render(after, budget, after.scores)
+        assert rendered.tokens == count_tokens(rendered.text) <= budget, budget
+        assert rendered.mode == before.render, budget
+        was, now = before.context.splitlines(), rendered.text.splitlines()
+        assert [line.split(" -- written by")[0] for line in now] == was, budget
+        noted += sum("-- written by dbt-schema-link" in line for line in now)
+    assert noted  # where the budget has room, the written joins say so
+
+
 def test_golden_rendered_contexts(indexed):
     """Pins the rendered context (lexical retrieval: deterministic everywhere) for a few questions."""
     s = open_session([indexed], budget=260, refresh=False, lexical=True, notice=quiet)
