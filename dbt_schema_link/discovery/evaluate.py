@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from dbt_schema_link.discovery.candidates import Candidate
 from dbt_schema_link.discovery.domains import UnionFind
 from dbt_schema_link.discovery.evidence import (
-    Block, RelationMatches, TrapCheck, ValueFit, calendar_evidence, cardinality_evidence, cross_source_evidence,
+    Block, PASSED, RelationMatches, ValueFit, calendar_evidence, cardinality_evidence, cross_source_evidence,
     deferred_detail, exact_evidence, find_trap, fit_note, has_name_signal, is_calendar_pair, matched_surprise,
     name_evidence, range_spread_surprise, sql_evidence, surprise_evidence, type_evidence, value_evidence,
     values_agree,
@@ -162,7 +162,7 @@ def evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstim
             block = Block.PARENT_NOT_KEY  # value-only links go to another relation's key
         elif est is None and exact is None:
             block = Block.PARENT_NOT_KEY  # nothing but a type match
-    check = find_trap(child, parent, evidence, settings, fit, named) if block is None else TrapCheck()
+    check = find_trap(child, parent, evidence, settings, fit, named) if block is None else PASSED
     if pending and block is None:
         block = Block.TYPES_NEED_VALUES
     conf = confidence(evidence, measured)

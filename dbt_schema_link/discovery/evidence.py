@@ -464,21 +464,20 @@ class TrapCheck:
     trap: tuple[Trap, str] | None = None
     by_fit: bool = False
 
+    @classmethod
+    def refused(cls, trap: Trap, why: str) -> "TrapCheck":
+        return cls((trap, why))
+
+
+PASSED = TrapCheck()
+
 
 def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
               settings: DiscoverySettings, fit: ValueFit | None = None,
               named: bool | None = None) -> TrapCheck:
-    """:class:`TrapCheck` of the pair: its trap, or why it passed."""
-    trap = _trap(child, parent, evidence, settings, fit, named)
-    return trap if isinstance(trap, TrapCheck) else TrapCheck(trap)
-
-
-def _trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
-          settings: DiscoverySettings, fit: ValueFit | None,
-          named: bool | None) -> tuple[Trap, str] | TrapCheck | None:
     """The cross-product traps of value overlap (docs/dbt_facts.md, "Value overlap"): flags, free text, tiny enums,
     value-only links that chance explains, and links between unrelated sources that rest on names
-    alone or on values chance explains. ``None`` when the pair is not a trap.
+    alone or on values chance explains: the pair's :class:`TrapCheck` (``PASSED`` when no trap).
 
     A value-only link (no name, no SQL join) needs (1) a child domain that chance cannot explain:
     at least ``nameless_min_child_distinct`` values, or values improbable at random
@@ -490,50 +489,55 @@ def _trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
         named = has_name_signal(evidence)
     joined = any(e.signal is Signal.SQL_JOIN for e in evidence)
     if parent.flag or (child.flag and not (named and parent.pk_score >= TRAPS.flag_parent_key)):
-        return Trap.FLAG_PAIR, "flag/boolean columns overlap with any other flag"
+        return TrapCheck.refused(Trap.FLAG_PAIR, "flag/boolean columns overlap with any other flag")
     if parent.free_text or child.free_text:
         which = parent if parent.free_text else child
-        return Trap.FREE_TEXT, f"{which.label} is near-unique free text (values up to {which.profile.max_len} chars)"
+        return TrapCheck.refused(Trap.FREE_TEXT, f"{which.label} is near-unique free text "
+                                                 f"(values up to {which.profile.max_len} chars)")
     if (child.has_values and parent.has_values and not joined and not parent.is_table_key()
             and child.distinct <= settings.enum_max_distinct
             and parent.distinct <= settings.enum_max_distinct):
-        return Trap.SHARED_ENUM, (f"both are tiny enums ({child.distinct} and {parent.distinct} values) "
-                                  f"and {parent.label} is not its relation's key")
+        return TrapCheck.refused(Trap.SHARED_ENUM, f"both are tiny enums ({child.distinct} and {parent.distinct} "
+                                                   f"values) and {parent.label} is not its relation's key")
     if joined:
-        return None
+        return PASSED
     if child.counts_something:
         how = "its model's SQL computes it with an aggregate" if child.aggregate else "its name counts or sums"
-        return Trap.MEASURE, f"{child.label} is a measure ({how}), not a key: names alone never make it one"
+        return TrapCheck.refused(Trap.MEASURE, f"{child.label} is a measure ({how}), not a key: names alone "
+                                               "never make it one")
     if unrelated_sources(child.rel, parent.rel) and settings.cross_source_strictness > 0:
         # same-named small ids of two databases agree by numbering, not by reference: across
         # sources, names never suffice and the values must be more than chance explains
         surprise = _surprise(child, parent)
         big = child.distinct >= settings.nameless_min_child_distinct
         if not (child.has_values and parent.has_values):
-            return Trap.CROSS_SOURCE, (f"{child.label} and {parent.label} come from unrelated sources "
-                                       "and only their names were compared")
+            return TrapCheck.refused(Trap.CROSS_SOURCE, f"{child.label} and {parent.label} come from unrelated "
+                                                        "sources and only their names were compared")
         if not big and surprise < settings.nameless_min_surprise:
-            return Trap.CROSS_SOURCE, (
+            return TrapCheck.refused(Trap.CROSS_SOURCE, (
                 f"{child.label} and {parent.label} come from unrelated sources and {child.distinct} values "
-                f"inside {parent.distinct} would match by chance (chance ~1e-{surprise:.1f})")
+                f"inside {parent.distinct} would match by chance (chance ~1e-{surprise:.1f})"))
     if _numbered_inside(child, parent) and not (named and _names_whole(child, parent)):
         # a word in common (`student_course_id` -> courses.course_id) does not outweigh the
         # numbering of dense surrogate keys; a child named for the parent whole is a 1:1 split
         low, high = child.profile.min_value, child.profile.max_value
-        return Trap.KEY_TO_KEY, (f"{child.label} is its own relation's key, numbered {low:g}..{high:g} without "
-                                 "a gap inside the longer run of the key it falls in"
-                                 + ("; the names share a word, not the key's name" if named else ""))
+        return TrapCheck.refused(Trap.KEY_TO_KEY, (
+            f"{child.label} is its own relation's key, numbered {low:g}..{high:g} without a gap inside the "
+            "longer run of the key it falls in" + ("; the names share a word, not the key's name" if named else "")))
     if named:
-        return None
+        return PASSED
     if is_calendar_pair(child, parent, settings):
-        return None  # days of a calendar: the calendar holds every day, so no chance argument applies
+        return PASSED  # days of a calendar: the calendar holds every day, so no chance argument applies
     # value-only: chance must not explain the overlap
     if child.family not in _NAMELESS_FAMILIES or parent.family not in _NAMELESS_FAMILIES:
-        return Trap.VALUE_TYPE, f"value-only links on {child.family.value} columns need name evidence"
+        return TrapCheck.refused(Trap.VALUE_TYPE, f"value-only links on {child.family.value} columns need name "
+                                                  "evidence")
     if child.pk_score >= KEY.own_key_named and child.unique:  # named as its own relation's key (id, <table>_id)
-        return Trap.KEY_TO_KEY, f"{child.label} is its own relation's key; keys numbered alike overlap"
+        return TrapCheck.refused(Trap.KEY_TO_KEY, f"{child.label} is its own relation's key; keys numbered "
+                                                  "alike overlap")
     if child.parts.measure:
-        return Trap.MEASURE, f"{child.label} is a quantity whose values fall inside a key range"
+        return TrapCheck.refused(Trap.MEASURE, f"{child.label} is a quantity whose values fall inside a key "
+                                               "range")
     if child.has_values and parent.has_values:
         surprise = _surprise(child, parent)
         big = child.distinct >= settings.nameless_min_child_distinct
@@ -543,36 +547,32 @@ def _trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
         # values chance explains, or several keys hold, may still name their parent by fit (capped)
         spans = (chance or ambiguous) and spans_keys(child, parent, fit, settings)
         if chance and not spans:
-            return Trap.SMALL_SUBSET, (
+            return TrapCheck.refused(Trap.SMALL_SUBSET, (
                 f"{child.distinct} values inside {parent.distinct} parent keys would match by chance "
-                f"(chance ~1e-{surprise:.1f}) and no name says they join"
-            )
+                f"(chance ~1e-{surprise:.1f}) and no name says they join"))
         spread = range_spread_surprise(child, parent)
         if settings.range_spread_surprise > 0 and spread >= settings.range_spread_surprise:
             c, p = child.profile, parent.profile
-            return Trap.SMALL_SUBSET, (
+            return TrapCheck.refused(Trap.SMALL_SUBSET, (
                 f"{child.distinct} values {c.min_value:g}..{c.max_value:g} fill a small part of the parent's range "
                 f"{p.min_value:g}..{p.max_value:g} (keys drawn from it would spread wider; chance ~1e-{spread:.1f}) "
-                "and no name says they join"
-            )
+                "and no name says they join"))
         stepped = stepped_values(child, parent)
         if settings.stepped_values_surprise > 0 and stepped is not None \
                 and stepped[1] >= settings.stepped_values_surprise:
             step, chance = stepped
             c = child.profile
-            return Trap.MEASURE, (
+            return TrapCheck.refused(Trap.MEASURE, (
                 f"{child.label} holds only multiples of {step} ({c.min_value:g}..{c.max_value:g}), which "
                 f"{child.distinct} of the parent's keys would all be by chance ~1e-{chance:.1f}: a quantity in "
-                "steps, not a reference, and no name says they join"
-            )
+                "steps, not a reference, and no name says they join"))
         if ambiguous and not spans:
-            return Trap.AMBIGUOUS, (
+            return TrapCheck.refused(Trap.AMBIGUOUS, (
                 f"the values of {child.label} fit the keys of {fit.containers} relations and no name "
-                f"says which one it references"
-            )
+                "says which one it references"))
         if spans:
             return TrapCheck(by_fit=True)
-    return None
+    return PASSED
 
 
 def spans_keys(child: ColInfo, parent: ColInfo, fit: ValueFit | None, settings: DiscoverySettings) -> bool:
