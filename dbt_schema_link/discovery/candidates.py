@@ -370,7 +370,7 @@ def value_index(features: Features, settings: DiscoverySettings,
 
 
 def _may_link_by_values(child: ColInfo) -> bool:
-    """Whether a value-only link could start at this column (see ``evidence.find_trap``): not a
+    """Whether a value-only link could start at this column (see ``traps.find_trap``): not a
     flag, measure or its own relation's key, in a family where values alone may speak."""
     return (child.signature is not None and child.has_values and not child.flag and can_be_child(child)
             and child.family in VALUE_ONLY_FAMILIES and not child.parts.measure

@@ -12,15 +12,15 @@ from dataclasses import dataclass, field, replace
 from dbt_schema_link.discovery.candidates import Candidate
 from dbt_schema_link.discovery.domains import UnionFind
 from dbt_schema_link.discovery.evidence import (
-    Block, PASSED, RelationMatches, ValueFit, calendar_evidence, cardinality_evidence, cross_source_evidence,
-    deferred_detail, exact_evidence, find_trap, fit_note, has_name_signal, is_calendar_pair, matched_surprise,
-    name_evidence, range_spread_surprise, sql_evidence, surprise_evidence, type_evidence, value_evidence,
-    values_agree,
+    Block, RelationMatches, calendar_evidence, cardinality_evidence, cross_source_evidence, deferred_detail,
+    exact_evidence, has_name_signal, is_calendar_pair, matched_surprise, name_evidence, sql_evidence,
+    surprise_evidence, type_evidence, value_evidence, values_agree,
 )
 from dbt_schema_link.discovery.policy import CAPS, CARDINALITY, TYPES
 from dbt_schema_link.discovery.records import Evidence, Signal, Trap
 from dbt_schema_link.discovery.scoring import confidence, score
 from dbt_schema_link.discovery.settings import DiscoverySettings
+from dbt_schema_link.discovery.traps import PASSED, ValueFit, find_trap, fit_note, range_spread_surprise
 from dbt_schema_link.discovery.values import ContainmentEstimate
 from dbt_schema_link.profiling.records import ContainmentResult
 

@@ -140,7 +140,7 @@ class Caps:
     #: `ask` joins a second schema, so an unchecked pair never decides that, above the write bar
     #: (0.7), so names and estimates still write a test
     unverified: float = 0.85
-    #: a value-only pair that only its values' fit vouches for (``evidence.spans_keys``: a few
+    #: a value-only pair that only its values' fit vouches for (``traps.spans_keys``: a few
     #: small numbers that span one dense key range no other key holds as tightly): the values
     #: say which parent, not that a reference exists (a quantity counted 1..n fits as well), so
     #: the pair is kept and shown, under the write bar (0.7); on the tuning halves of the naming

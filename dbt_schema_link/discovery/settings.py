@@ -92,7 +92,7 @@ class DiscoverySettings:
     range [1, 1e9]: on the 100,000-column scale benchmark it changes 7 of 161,459 value candidates
     and no link; at 1,000,000 columns reading such buckets made value lookups grow with the
     square of the warehouse. Value-only links into dense ranges are what chance produces anyway
-    (``evidence.find_trap``)."""
+    (``traps.find_trap``)."""
 
     relink_max_columns: int = _num(500_000, 0, 1_000_000_000)
     """``link`` keeps every column's scored candidates (``target/schema_link/scores.memo``) so
