@@ -261,7 +261,7 @@ def _pk_score(ci: ColInfo) -> float:
     elif ci.unique and ci.family in KEY_FAMILIES and parts.role is None and not measure:
         # keys from values: unique and non-null in a family keys come in (ssn, uid, name,
         # calendar_date); the first column is the usual place of a table's key
-        score = KEY.data_first if first else KEY.data_other
+        score = KEY.data_first if first else KEY.data_numbered_other if _numbers_rows(ci) else KEY.data_other
     elif first and parts.role is None and not measure:
         score = KEY.unnamed_first
     else:
@@ -269,6 +269,15 @@ def _pk_score(ci: ColInfo) -> float:
     if ci.unique is None:  # no values: the name is all we have
         score *= KEY.unprofiled_factor
     return score
+
+
+def _numbers_rows(ci: ColInfo) -> bool:
+    """Integers 1..n (or 0..n-1), each once, every row numbered: what a sequence gives a key."""
+    prof = ci.profile
+    if ci.family is not TypeFamily.INTEGER or prof is None or prof.distinct_approx or not ci.unique \
+            or prof.min_value not in (0, 1) or prof.max_value is None or prof.distinct < 2:
+        return False
+    return prof.max_value - prof.min_value + 1 == prof.distinct == prof.non_null
 
 
 def _is_flag(ci: ColInfo, settings: DiscoverySettings) -> bool:

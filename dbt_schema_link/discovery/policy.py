@@ -35,6 +35,9 @@ class KeyScores:
     key_named_other: float = 0.5  # a key-like name elsewhere: the lowest score that still makes a key
     data_first: float = 0.75  # unique, non-null, unnamed, first column: keys from values (ssn, uid)
     data_other: float = 0.45  # the same elsewhere: below table_key_min, so it never hides a named key
+    #: the same elsewhere, integers numbering the rows 1..n (or 0..n-1) without a gap: a sequence's
+    #: numbering, a key where nothing else is one (a named or first-column key outranks it)
+    data_numbered_other: float = 0.5
     unnamed_first: float = 0.4  # first column, no key word, no values: position alone is weak
     other: float = 0.1  # anything else that may still hold unique values
     unprofiled_factor: float = 0.9  # no values to confirm uniqueness: the name is all there is

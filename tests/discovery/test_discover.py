@@ -461,6 +461,26 @@ def test_two_keys_numbered_without_a_gap_are_not_a_link_by_values():
     assert len(run(w, min_confidence=TRAP_BAR).inferred) == 1
 
 
+def test_a_sequence_numbering_the_rows_is_the_key_where_nothing_names_one():
+    # opaque names, the key second (ship: lost_in_battle, id): rows numbered 1..7 are its key,
+    # so they are not a child of battle's 1..8 (keys numbered alike); a column of other
+    # integers in the second place stays no key
+    def warehouse(second: list[int]) -> Warehouse:
+        w = Warehouse()
+        w.table("t_2", {"col_10": (INT, ids(8)), "col_11": (TEXT, [f"b{i}" for i in range(8)])})
+        w.table("t_1", {"col_13": (INT, [4, 4, 5, 6, 7, 8, 8]), "col_5": (INT, second),
+                        "col_6": (TEXT, [f"s{i}" for i in range(7)])})
+        return w
+
+    links = run(warehouse(ids(7)), min_confidence=TRAP_BAR)
+    assert ("t_1.col_5", "t_2.col_10") not in pairs(links.inferred)
+    assert any((r.trap, r.child.column) == (Trap.KEY_TO_KEY, "col_5") for r in links.rejected), links.rejected
+    assert ("t_1.col_13", "t_2.col_10") in pairs(links.inferred)
+    # the same unique integers with a gap are no sequence: not the key, as before
+    gapped = run(warehouse([1, 2, 3, 4, 5, 6, 9]), min_confidence=TRAP_BAR)
+    assert not any(r.child.column == "col_5" and r.trap is Trap.KEY_TO_KEY for r in gapped.rejected)
+
+
 def test_a_shared_word_does_not_outweigh_two_gapless_key_runs():
     # dense surrogate keys: enrolment_courses keyed 1..180 (its name ends in "course"), courses
     # keyed 1..200; the name pattern alone said "courses", the numbering says nothing
