@@ -205,12 +205,13 @@ class Renderer:
         """The join lines, each with its written note while the `room` left allows (None: no limit)."""
         lines = []
         for j in joins:
-            plain, noted = j.line(written_note=False), j.line()
-            extra = count_line(noted) - count_line(plain)
-            if noted != plain and (room is None or extra <= room):
-                room = None if room is None else room - extra
-                plain = noted
-            lines.append(plain)
+            line, noted = j.line(written_note=False), j.line()
+            extra = count_line(noted) - count_line(line)
+            if noted != line and (room is None or extra <= room):
+                line = noted
+                if room is not None:
+                    room -= extra
+            lines.append(line)
         return lines
 
     # render ---------------------------------------------------------------------------------
