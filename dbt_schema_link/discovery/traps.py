@@ -117,6 +117,13 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
     if child.pk_score >= KEY.own_key_named and child.unique:  # named as its own relation's key (id, <table>_id)
         return TrapCheck.refused(Trap.KEY_TO_KEY, f"{child.label} is its own relation's key; keys numbered "
                                                   "alike overlap")
+    if child.table_key and child.unique and range_spread_surprise(child, parent) > TRAPS.span_max_spread:
+        # a relation's own key drawn from another's (a 1:1 extension) spreads over its range; one
+        # numbered by its own sequence, gaps and all, stays at its low end (1..23 inside 1..36)
+        c, p = child.profile, parent.profile
+        return TrapCheck.refused(Trap.KEY_TO_KEY, (
+            f"{child.label} is its own relation's key, {c.min_value:g}..{c.max_value:g}, spread over less of "
+            f"{p.min_value:g}..{p.max_value:g} than keys drawn from it would be: keys numbered alike overlap"))
     if child.parts.measure:
         return TrapCheck.refused(Trap.MEASURE, f"{child.label} is a quantity whose values fall inside a key "
                                                "range")

@@ -481,6 +481,24 @@ def test_a_sequence_numbering_the_rows_is_the_key_where_nothing_names_one():
     assert not any(r.child.column == "col_5" and r.trap is Trap.KEY_TO_KEY for r in gapped.rejected)
 
 
+def test_an_own_key_at_the_low_end_of_another_key_is_numbered_alike():
+    # car_makers keyed 1..23 with one gap (22 ids), model_list 1..36, opaque names: the makers'
+    # own sequence, not ids drawn from the models'; a 1:1 extension keyed by ids drawn from
+    # the whole range still links
+    rng = random.Random(11)
+    def warehouse(child_keys: list[int]) -> Warehouse:
+        w = Warehouse()
+        w.table("t_4", {"col_8": (INT, ids(36)), "col_12": (TEXT, [f"m{i}" for i in range(36)])})
+        w.table("t_5", {"col_22": (INT, child_keys), "col_10": (TEXT, [f"k{i}" for i in range(len(child_keys))])})
+        return w
+
+    own = run(warehouse([i for i in ids(23) if i != 17]), min_confidence=TRAP_BAR)
+    assert own.inferred == []
+    assert [(r.trap, r.child.column) for r in own.rejected] == [(Trap.KEY_TO_KEY, "col_22")], own.rejected
+    drawn = sorted(rng.sample(ids(36), 22))
+    assert pairs(run(warehouse(drawn), min_confidence=TRAP_BAR).inferred) == {("t_5.col_22", "t_4.col_8")}
+
+
 def test_a_shared_word_does_not_outweigh_two_gapless_key_runs():
     # dense surrogate keys: enrolment_courses keyed 1..180 (its name ends in "course"), courses
     # keyed 1..200; the name pattern alone said "courses", the numbering says nothing
