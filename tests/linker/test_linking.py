@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from dbt_schema_link.errors import SchemaLinkError
 from dbt_schema_link.linker import ask_batch, index, open_session, read_questions
 from dbt_schema_link.evaluation.harness import run_dbt
 from dbt_schema_link.linker.tokens import count_tokens
+from dbt_schema_link.links import Provenance
 
 pytestmark = pytest.mark.dbt
 GOLDEN = Path(__file__).parent / "golden"
@@ -143,10 +145,6 @@ def test_written_joins_do_not_change_what_fits_the_budget(indexed):
     """After `write`, a join carries its provenance note; at any budget the schema lines are the
     same as when it was inferred (the note is added only where room is left), and the context
     still fits."""
-    from dataclasses import replace
-
-    from dbt_schema_link.links import Provenance
-
     question = "Which product names did customers from each city buy?"
     full = open_session([indexed], budget=None, refresh=False, notice=quiet).ask(question)
     assert full.joins and all(j.provenance is not Provenance.WRITTEN for j in full.joins)
