@@ -271,13 +271,18 @@ def _pk_score(ci: ColInfo) -> float:
     return score
 
 
+def numbered(col: ColInfo) -> bool:
+    """Its values are every integer of their range (a sequence's numbering: 1..n)."""
+    prof = col.profile
+    if prof is None or prof.min_value is None or prof.max_value is None or prof.distinct_approx:
+        return False
+    return col.distinct > 1 and prof.max_value - prof.min_value + 1 == col.distinct
+
+
 def _numbers_rows(ci: ColInfo) -> bool:
     """Integers 1..n (or 0..n-1), each once, every row numbered: what a sequence gives a key."""
-    prof = ci.profile
-    if ci.family is not TypeFamily.INTEGER or prof is None or prof.distinct_approx or not ci.unique \
-            or prof.min_value not in (0, 1) or prof.max_value is None or prof.distinct < 2:
-        return False
-    return prof.max_value - prof.min_value + 1 == prof.distinct == prof.non_null
+    return (ci.family is TypeFamily.INTEGER and bool(ci.unique) and numbered(ci)
+            and ci.profile.min_value in (0, 1) and ci.distinct == ci.profile.non_null)
 
 
 def _is_flag(ci: ColInfo, settings: DiscoverySettings) -> bool:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dbt_schema_link.discovery.evidence import has_name_signal, is_calendar_pair, keys_held, overlap_surprise
-from dbt_schema_link.discovery.features import ColInfo, unrelated_sources
+from dbt_schema_link.discovery.features import ColInfo, numbered, unrelated_sources
 from dbt_schema_link.discovery.policy import CAPS, KEY, TRAPS
 from dbt_schema_link.discovery.records import Evidence, Signal, Trap
 from dbt_schema_link.discovery.settings import DiscoverySettings
@@ -201,7 +201,7 @@ def _numbered_inside(child: ColInfo, parent: ColInfo) -> bool:
     """Two relations' keys, each a gapless run of numbers, the child's shorter (1..18 inside
     1..25): a sequence numbers both, and the shorter run lies inside the longer whatever the rows
     are. Equal runs (1..406 and 1..406) are the same rows keyed twice: a 1:1 split."""
-    return (child.table_key and bool(child.unique) and _numbered(child) and _numbered(parent)
+    return (child.table_key and bool(child.unique) and numbered(child) and numbered(parent)
             and child.distinct < parent.distinct)
 
 
@@ -212,14 +212,6 @@ def _names_whole(child: ColInfo, parent: ColInfo) -> bool:
     head = child.parts.head_key
     return bool(head) and (head == parent.parts.head_key
                            or parent.rel.names.keys.get(head, 0.0) >= KEY.names_relation_min)
-
-
-def _numbered(col: ColInfo) -> bool:
-    """Its values are every integer of their range (a sequence's numbering: 1..n)."""
-    prof = col.profile
-    if prof is None or prof.min_value is None or prof.max_value is None or prof.distinct_approx:
-        return False
-    return col.distinct > 1 and prof.max_value - prof.min_value + 1 == col.distinct
 
 
 def stepped_values(child: ColInfo, parent: ColInfo) -> tuple[int, float] | None:
