@@ -1,14 +1,17 @@
 #!/usr/bin/env python
 """Dirt benchmark: does join discovery hold on dirty data (orphans, drifted key types, tiny
-dimensions, dense surrogate ranges)?
+dimensions, dense surrogate ranges, composite keys, calendar keys, sample rows)?
 
 What is measured
     Dev databases of fk_recovery.py (`../shared/data`), each copied once per variant with one kind
     of dirt injected into its declared FKs (dirtbench/inject.py: orphans, drifted_types,
-    tiny_dimensions, dense_surrogates). Names and declared FKs are unchanged: they are the truth.
+    tiny_dimensions, dense_surrogates, composite_keys, calendar_keys, sampled_rows). Names and
+    declared FKs are unchanged (composite and calendar keys add theirs): they are the truth.
     Per variant and per half of convbench's fixed split (convbench/split.py, the same tuning and
     held-back halves as conventions.py): recall, precision and lenient precision (fkbench's
-    scoring, micro-averaged), then the reliability table (found links per confidence bin).
+    scoring, micro-averaged), recall split by what each FK's own data says (confirms, partial,
+    contradicts, empty: dirtbench/data_says.py), then the reliability table (found links per
+    confidence bin).
 
 Which databases
     By default a fixed subset of both halves, to keep a run moderate (DEFAULT_DATABASES: 5 + 5
@@ -43,9 +46,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from convbench import report, split
+from dirtbench.data_says import DataSays
 from dirtbench.inject import Variant
 from dirtbench.runner import GENERATOR_VERSION, DirtResult, RunOptions, run_task
-from fkbench import databases
+from fkbench import databases, product
 from fkbench.scoring import score
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -116,6 +120,44 @@ def render(results: list[DirtResult]) -> str:
     return "\n".join(lines + ["R recall, P precision, lenP lenient precision (micro over the databases of each half)"])
 
 
+def _contradicted_shown(r: DirtResult) -> set:
+    """Pairs links.json lists as named but contradicted by the data (shown, not linked)."""
+    if r.links_json is None:
+        return set()
+    doc = json.loads(r.links_json.read_text(encoding="utf-8"))
+    return {c.pair for c in product.rejected_candidates(doc) if c.trap == "contradicted"}
+
+
+def render_by_data(results: list[DirtResult]) -> str:
+    """Recall split by what each declared FK's own data says (dirtbench/data_says.py), per half;
+    `shown` counts the misses links.json reports as named, contradicted by data."""
+    groups = [h.value for h in report.HALVES] + ["all"]
+    header = ["variant", "data says"] + [f"{col} {g}" if col == "R" else col for g in groups
+                                         for col in ("R", "TP/gold", "shown")]
+    rows = [header]
+    for variant in dict.fromkeys(r.variant for r in results):
+        mine = [r for r in results if r.variant is variant and r.ok]
+        shown = {id(r): _contradicted_shown(r) for r in mine}
+        for says in DataSays:
+            if not any(v is says for r in mine for v in r.data_says.values()):
+                continue
+            row = [variant.value, says.value]
+            for g in groups:
+                cells = [r for r in mine if g == "all" or (r.half and r.half.value == g)]
+                gold = [(r, p) for r in cells for p, v in r.data_says.items() if v is says]
+                tp = sum(1 for r, p in gold if p in r.run.pairs)
+                seen = sum(1 for r, p in gold if p not in r.run.pairs and p in shown[id(r)])
+                row += [report._fmt(tp / len(gold)) if gold else "-", f"{tp}/{len(gold)}", str(seen)]
+            rows.append(row)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    lines = ["  ".join([r[0].ljust(widths[0]), r[1].ljust(widths[1])] + [c.rjust(widths[i]) for i, c in enumerate(r) if i > 1])
+             for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines + [
+        "data says: the share of a declared FK's distinct child values its parent holds: confirms >= 0.9, "
+        "partial, contradicts < 0.1, empty (no value); shown: misses reported as named, contradicted by data"])
+
+
 def _names(p) -> list[str]:
     return sorted(f"{t}.{c}" for t, c in p)
 
@@ -128,6 +170,7 @@ def task_dict(r: DirtResult) -> dict:
         out["score"] = score(r.run.pairs, r.truth).to_dict()
         out["false_positives"] = [_names(p) for p in sorted(r.run.pairs - r.truth.pairs, key=_names)]
         out["missed"] = [_names(p) for p in sorted(r.truth.pairs - r.run.pairs, key=_names)]
+        out["data_says"] = {" ~ ".join(_names(p)): v.value for p, v in sorted(r.data_says.items(), key=lambda i: _names(i[0]))}
     return out
 
 
@@ -176,6 +219,8 @@ def main(argv: list[str] | None = None) -> int:
     wall = time.perf_counter() - start
     rel = report.reliability(report.labelled_links(results))
     print(render(results))
+    print()
+    print(render_by_data(results))
     print()
     print(report.render_reliability(rel, "all variants"))
     print(f"\n{len(variants)} variants x {len(dbs)} databases, {wall:.1f}s wall with --jobs {args.jobs}; "

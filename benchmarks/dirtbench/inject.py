@@ -25,10 +25,16 @@ applies to (the dev corpus declares no composite FK; `composite_keys` makes some
   side, padded by a few weeks; each such column cut to its day (`2017-09-08 20:10:13` ->
   `2017-09-08`, declared DATE) and declared a FK to `calendar.day_date`. The truth is the
   source's pairs plus those: date keys whose names share only a date word with the calendar's.
+- `sampled_rows`: sample data, as a SaaS connector's dev environment or a half-loaded source
+  holds it: every table keeps its own random 30-80% of rows (at least two), so children point at
+  parents the sample dropped (referentially inconsistent, from a few orphans to none found), and
+  about one in six FK columns no one's key references arrives with no value at all, declared TEXT
+  whatever its parent is (the loader's guess for an empty column).
 
-Except for `composite_keys` and `calendar_keys`, the declared FKs are written unchanged (names and pairs), so `ground_truth` of the dirty file is
-the truth, equal to the source's. Primary keys are not declared in the copy (remapping may make a
-key column repeat); nothing downstream reads them (the DuckDB copy has no constraints either).
+Except for `composite_keys` and `calendar_keys`, the declared FKs are written unchanged (names and
+pairs), so `ground_truth` of the dirty file is the truth, equal to the source's. Primary keys are
+not declared in the copy (remapping may make a key column repeat); nothing downstream reads them
+(the DuckDB copy has no constraints either).
 Every choice comes from `random.Random` seeded by (seed, variant, database, object): the same seed
 gives the same file.
 """
@@ -54,6 +60,7 @@ class Variant(str, Enum):
     DENSE_SURROGATES = "dense_surrogates"
     COMPOSITE_KEYS = "composite_keys"
     CALENDAR_KEYS = "calendar_keys"
+    SAMPLED_ROWS = "sampled_rows"
 
 
 #: Orphan share of a child's non-null rows, drawn uniformly per FK.
@@ -75,6 +82,11 @@ PARTITIONS = (2, 4)
 COMPOSITE_FROM_ROWS = 4
 #: Names of the partition column (the first one no table involved has is taken).
 PARTITION_NAMES = ("site_code", "region_code", "branch_code", "zone_code")
+
+#: Share of its rows each table keeps in a sample, drawn per table.
+SAMPLE_KEEP = (0.3, 0.8)
+#: Chance that an FK column (no key's parent) arrives empty, per FK.
+EMPTY_CHILD_CHANCE = 1 / 6
 
 #: Days a calendar reaches before the first and after the last date it serves, drawn per side.
 CALENDAR_PAD_DAYS = (7, 60)
@@ -121,6 +133,12 @@ def as_int(v: object) -> int | None:
     if isinstance(v, str) and _INT.fullmatch(v.strip()):
         return int(v.strip())
     return None
+
+
+def canonical(v: object) -> object:
+    """The value a key comparison sees: the integer a stored value means, else its text."""
+    n = as_int(v)
+    return str(v) if n is None else n
 
 
 def integral(values: list) -> bool:
@@ -444,6 +462,39 @@ def inject_calendar_keys(d: Dirty, seed: int) -> None:
                    + ", ".join(f"{t}.{c}" for t, c in served))
 
 
+# --- sampled rows ------------------------------------------------------------------------------
+def inject_sampled_rows(d: Dirty, seed: int) -> None:
+    for t in d.tables.values():
+        if len(t.rows) <= 2:
+            continue
+        rng = _rng(seed, Variant.SAMPLED_ROWS, d.schema.name, t.name)
+        keep = max(2, round(rng.uniform(*SAMPLE_KEEP) * len(t.rows)))
+        t.rows = [t.rows[n] for n in sorted(rng.sample(range(len(t.rows)), keep))]
+    parents = _parent_columns(d.schema)
+    emptied: set[tuple[str, str]] = set()
+    for fk in single_fks(d.schema):
+        child_column = (fk.child_table, fk.child_columns[0])
+        rng = _rng(seed, Variant.SAMPLED_ROWS, d.schema.name, _label(fk))
+        if child_column not in parents and child_column not in emptied and rng.random() < EMPTY_CHILD_CHANCE:
+            child = d.tables[fk.child_table]
+            i = child.index(fk.child_columns[0])
+            child.types[i], child.not_null[i] = "TEXT", False
+            for r in child.rows:
+                r[i] = None
+            emptied.add(child_column)
+            d.notes.append(f"{_label(fk)}: empty, declared TEXT")
+            continue
+        found, distinct = _found_in_parent(d, fk)
+        d.notes.append(f"{_label(fk)}: {found} of {distinct} child values in the parent")
+
+
+def _found_in_parent(d: Dirty, fk: ForeignKeyGroup) -> tuple[int, int]:
+    """How many of a single-column FK's distinct child values its parent holds, of how many."""
+    child = {canonical(v) for v in d.tables[fk.child_table].values(fk.child_columns[0]) if v is not None}
+    parent = {canonical(v) for v in d.tables[fk.parent_table].values(fk.parent_columns[0]) if v is not None}
+    return len(child & parent), len(child)
+
+
 INJECT = {
     Variant.ORPHANS: inject_orphans,
     Variant.DRIFTED_TYPES: inject_drifted_types,
@@ -451,6 +502,7 @@ INJECT = {
     Variant.DENSE_SURROGATES: inject_dense_surrogates,
     Variant.COMPOSITE_KEYS: inject_composite_keys,
     Variant.CALENDAR_KEYS: inject_calendar_keys,
+    Variant.SAMPLED_ROWS: inject_sampled_rows,
 }
 
 

@@ -21,14 +21,15 @@ from pathlib import Path
 from convbench.runner import RunOptions, _read_json, _write_json, point_package_at
 from convbench.split import Half, half_of
 from fkbench import product
-from fkbench.databases import BenchDatabase, GroundTruth, ground_truth
+from fkbench.databases import BenchDatabase, GroundTruth, Pair, ground_truth
 
+from .data_says import DataSays, classify
 from .inject import Variant, generate
 
 #: Bump a variant's entry when its dirty file changes for the same seed: its stamps differ then.
 GENERATOR_VERSION = {Variant.ORPHANS: 2, Variant.DRIFTED_TYPES: 1, Variant.TINY_DIMENSIONS: 1,
                      Variant.DENSE_SURROGATES: 1, Variant.COMPOSITE_KEYS: 2,
-                     Variant.CALENDAR_KEYS: 1}
+                     Variant.CALENDAR_KEYS: 1, Variant.SAMPLED_ROWS: 1}
 
 
 @dataclass
@@ -38,6 +39,7 @@ class DirtResult:
     variant: Variant
     half: Half | None
     truth: GroundTruth | None = None
+    data_says: dict[Pair, DataSays] = field(default_factory=dict)
     run: product.ProductRun | None = None
     notes: list[str] = field(default_factory=list)
     prepared: bool = False
@@ -69,6 +71,7 @@ def run_task(db: BenchDatabase, variant: Variant, opts: RunOptions) -> DirtResul
     else:
         result.notes = previous.get("notes", [])
     result.truth = ground_truth(dirty)
+    result.data_says = classify(dirty, result.truth)
     source = ground_truth(db.path).pairs
     # composite keys add a partition column pair to the FKs they change, calendar keys add date
     # keys; no variant drops one

@@ -12,7 +12,8 @@ import pytest
 
 from convbench import split
 from dirt import DEFAULT_DATABASES
-from dirtbench.inject import DENSE_RANGE, ORPHAN_SHARE, SMALL_INT_NAMES, TINY_ROWS, Variant, generate
+from dirtbench.data_says import DataSays, classify
+from dirtbench.inject import DENSE_RANGE, ORPHAN_SHARE, SAMPLE_KEEP, SMALL_INT_NAMES, TINY_ROWS, Variant, generate
 from fkbench.databases import connect_readonly, ground_truth
 
 SCHEMA = """
@@ -131,3 +132,39 @@ def test_calendar_keys_cut_dates_to_days_and_key_them_to_a_calendar(tmp_path: Pa
     days = [d for (d,) in rows(out, "SELECT day_date FROM calendar ORDER BY 1")]
     assert days[0] < "2015-01-01" and days[-1] > "2018-03-21" and len(days) == len(set(days))
     assert "note" not in notes[-1]  # not every value a date: no key
+
+
+def test_sampled_rows_keep_a_share_of_each_table_and_break_containment(shop: Path, tmp_path: Path) -> None:
+    out = make(shop, tmp_path, Variant.SAMPLED_ROWS)
+    for table, before in (("customers", 40), ("orders", 200)):
+        (kept,) = rows(out, f"select count(*) from {table}")[0]
+        assert SAMPLE_KEEP[0] * before - 1 <= kept <= SAMPLE_KEEP[1] * before + 1, (table, kept)
+    assert len(rows(out, "select * from regions")) == 2  # a sample keeps at least two rows
+    says = classify(out, ground_truth(out))
+    customer = frozenset({("orders", "customer_id"), ("customers", "id")})
+    children = {r[0] for r in rows(out, "select customer_id from orders where customer_id is not null")}
+    if not children:
+        assert says[customer] is DataSays.EMPTY
+        assert {r[0] for r in rows(out, "select typeof(customer_id) from orders")} == {"null"}
+    else:  # the customers the sample dropped are orphans now
+        assert children - {r[0] for r in rows(out, "select id from customers")}
+        assert says[customer] is not DataSays.CONFIRMS
+
+
+def test_data_says_splits_declared_keys_by_the_share_their_parent_holds(tmp_path: Path) -> None:
+    src = tmp_path / "says.sqlite"
+    con = sqlite3.connect(src)
+    con.executescript("""
+        CREATE TABLE p (id INTEGER PRIMARY KEY);
+        CREATE TABLE c (a INT REFERENCES p(id), b INT REFERENCES p(id), e TEXT REFERENCES p(id),
+                        f TEXT REFERENCES p(id), g INT REFERENCES p(id));
+    """)
+    con.executemany("INSERT INTO p VALUES (?)", [(i,) for i in range(1, 11)])
+    # a: all found; b: half; e: none; f: the same numbers stored as text; g: never filled
+    con.executemany("INSERT INTO c VALUES (?, ?, ?, ?, NULL)",
+                    [(i, i if i <= 5 else 100 + i, str(50 + i), f"{i}", ) for i in range(1, 11)])
+    con.commit()
+    con.close()
+    says = {tuple(sorted(p))[0][1]: v for p, v in classify(src, ground_truth(src)).items()}
+    assert says == {"a": DataSays.CONFIRMS, "b": DataSays.PARTIAL, "e": DataSays.CONTRADICTS,
+                    "f": DataSays.CONFIRMS, "g": DataSays.EMPTY}
