@@ -34,7 +34,7 @@ class Scored:
     trap: tuple[Trap, str] | None
     estimate: ContainmentEstimate | None
     exact: ContainmentResult | None
-    measured: bool = True  # its columns were profiled (which scoring table applies)
+    measured: bool = True  # both columns hold values, so containment can be measured (which table applies)
     _scored: tuple[Evidence, ...] | None = field(default=None, repr=False)
 
     @property
@@ -106,7 +106,9 @@ def evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstim
     """The evidence, block, trap and confidence of one pair. ``checked``: exact verification ran
     (the second pass), so a measured pair without a result is capped as unverified."""
     child, parent = cand.child, cand.parent
-    measured = child.has_values or parent.has_values
+    # a side with no value (an all-NULL column, an empty relation, an unprofiled one) leaves
+    # nothing to compare: absent evidence is not contrary evidence, the pair is judged on names
+    measured = child.has_values and parent.has_values
     # types and cardinality first: a pair they rule out is never ranked, verified or reported
     # (the bulk of candidates at warehouse scale), so its names are not weighed at all
     typed = type_evidence(child, parent, values_agree(est, exact, settings))

@@ -237,6 +237,8 @@ def _pk_score(ci: ColInfo) -> float:
     show it is not unique or it is a flag/free text."""
     if ci.declared_pk:
         return KEY.declared
+    if ci.all_null:
+        return 0.0  # rows, and not one value in this column: it keys none of them
     if ci.unique is False or ci.flag or ci.free_text or ci.family in (TypeFamily.BOOLEAN, TypeFamily.OTHER):
         return 0.0
     parts = ci.parts

@@ -15,6 +15,7 @@ from dbt_schema_link.discovery import (
 from dbt_schema_link.discovery.candidates import EXACT_VALUE_LOOKUP_PARENTS
 from dbt_schema_link.discovery.policy import CAPS
 from dbt_schema_link.discovery.records import NAME_SIGNALS, Provenance
+from dbt_schema_link.discovery.scoring import VALUE_SIGNALS
 from dbt_schema_link.profiling.records import ContainmentResult
 from tests.discovery.builders import Warehouse, pairs
 
@@ -994,9 +995,9 @@ def test_small_same_named_ids_do_not_link_unrelated_sources():
 
 @pytest.mark.parametrize("case", ["profiled", "parent_unprofiled", "names_only"])
 def test_breakdown_uses_the_table_the_score_used(case):
-    """A profiled child against an unprofiled parent has no value evidence but is scored by the
-    measured table: the breakdown's prior must be that table's, so its terms add up to the
-    confidence (it once chose by the evidence and showed the names-only prior)."""
+    """The breakdown's prior is the table the score used, so its terms add up to the confidence
+    (it once chose by the evidence and showed the other table's prior). A profiled child against
+    an unprofiled parent has no values to compare, like a run without profiles: names-only."""
     from dbt_schema_link.discovery.calibration import MEASURED, NAMES_ONLY
     from dbt_schema_link.discovery.report import render_markdown as render
     from dbt_schema_link.discovery.scoring import breakdown, squash
@@ -1008,8 +1009,8 @@ def test_breakdown_uses_the_table_the_score_used(case):
     w.table("orders", {"order_id": (INT, ids(300, 1000)), "customer_id": (INT, sample(rng, ids(60), 300))})
     links = run(w, profiles=case != "names_only", verify=False)
     (link,) = links.inferred
-    assert link.names_only is (case == "names_only")
-    table = NAMES_ONLY if case == "names_only" else MEASURED
+    assert link.names_only is (case != "profiled")
+    table = MEASURED if case == "profiled" else NAMES_ONLY
     line = breakdown(link.evidence, measured=not link.names_only)
     assert f"bias {table.bias:+.1f}" in line and line in render(links)
     total = table.bias + sum(e.contribution for e in link.evidence)
@@ -1036,6 +1037,34 @@ def test_an_all_null_child_is_judged_on_its_name_not_its_guessed_type(loader_typ
     w.table("customers", {"customer_id": (INT, ids(50)), "name": (TEXT, [f"c{i}" for i in range(50)])})
     w.table("payments", {"payment_id": (INT, ids(40, 7000)), "customer_id": ("BOOLEAN", [i % 2 == 0 for i in range(40)])})
     assert run(w).inferred == []
+
+
+def test_an_all_null_child_scores_as_names_alone_would():
+    """No value to compare is no evidence against the pair: a child holding only NULLs is scored
+    by the names-only table (``names_only``), so a name weaker than an exact match still links.
+    The measured table, fitted where values were compared, read the missing containment as
+    evidence against (``Country`` -> countries.CountryId scored 0.2)."""
+    w = Warehouse()
+    w.table("countries", {"CountryId": (INT, ids(10)), "CountryName": (TEXT, [f"n{i}" for i in range(10)])})
+    w.table("car_makers", {"Id": (INT, ids(20)), "Maker": (TEXT, [f"m{i}" for i in range(20)]),
+                           "Country": (TEXT, [None] * 20)})
+    links = run(w)
+    assert pairs(links.inferred) == {("car_makers.Country", "countries.CountryId")}
+    (link,) = links.inferred
+    assert link.names_only and not any(e.signal in VALUE_SIGNALS for e in link.evidence)
+
+
+def test_an_all_null_column_keys_no_row_of_its_relation():
+    """``hero_id`` in ``hero_attribute`` would be that relation's key by its name; holding no
+    value it keys no row, so its name is free to designate the entity (``superhero``)."""
+    w = Warehouse()
+    w.table("superhero", {"id": (INT, ids(30)), "hero_name": (TEXT, [f"h{i}" for i in range(30)])})
+    w.table("attribute", {"id": (INT, ids(5, 100)), "attribute_name": (TEXT, [f"a{i}" for i in range(5)])})
+    w.table("hero_attribute", {"hero_id": (TEXT, [None] * 40), "attribute_id": (INT, [100 + i % 5 for i in range(40)]),
+                               "attribute_value": (INT, [i * 5 for i in range(40)])})
+    links = run(w)
+    assert ("hero_attribute.hero_id", "superhero.id") in pairs(links.inferred)
+    assert ("hero_attribute.attribute_id", "attribute.id") in pairs(links.inferred)
 
 
 def test_a_failed_exact_check_caps_the_confidence_names_cannot_outweigh_it():
