@@ -406,9 +406,11 @@ def surprise_evidence(chance: tuple[float, int, int]) -> Evidence | None:
 
 
 def _ramp(value: float, threshold: float) -> float:
-    """+1 at 1.0, 0 at ``threshold``, -1 at or below ``threshold - (1 - threshold)``."""
-    width = max(1.0 - threshold, 1e-6)
-    return max(-1.0, min(1.0, (value - threshold) / width))
+    """+1 at 1.0, 0 at ``threshold``, -1 at or below ``threshold - (1 - threshold)``, or at 0 for
+    a bar under one half (the partial bar): no value found is full evidence against at any bar."""
+    if value >= threshold:
+        return min(1.0, (value - threshold) / max(1.0 - threshold, 1e-6))
+    return max(-1.0, (value - threshold) / max(min(threshold, 1.0 - threshold), 1e-6))
 
 
 # -- calendars -----------------------------------------------------------------------------
