@@ -1006,9 +1006,9 @@ def test_small_same_named_ids_do_not_link_unrelated_sources():
 
 @pytest.mark.parametrize("case", ["profiled", "parent_unprofiled", "names_only"])
 def test_breakdown_uses_the_table_the_score_used(case):
-    """The breakdown's prior is the table the score used, so its terms add up to the confidence
-    (it once chose by the evidence and showed the other table's prior). A profiled child against
-    an unprofiled parent has no values to compare, like a run without profiles: names-only."""
+    """A profiled child against an unprofiled parent has no value evidence but is scored by the
+    measured table: the breakdown's prior must be that table's, so its terms add up to the
+    confidence (it once chose by the evidence and showed the names-only prior)."""
     from dbt_schema_link.discovery.calibration import MEASURED, NAMES_ONLY
     from dbt_schema_link.discovery.report import render_markdown as render
     from dbt_schema_link.discovery.scoring import breakdown, squash
@@ -1020,8 +1020,8 @@ def test_breakdown_uses_the_table_the_score_used(case):
     w.table("orders", {"order_id": (INT, ids(300, 1000)), "customer_id": (INT, sample(rng, ids(60), 300))})
     links = run(w, profiles=case != "names_only", verify=False)
     (link,) = links.inferred
-    assert link.names_only is (case != "profiled")
-    table = MEASURED if case == "profiled" else NAMES_ONLY
+    assert link.names_only is (case == "names_only")
+    table = NAMES_ONLY if case == "names_only" else MEASURED
     line = breakdown(link.evidence, measured=not link.names_only)
     assert f"bias {table.bias:+.1f}" in line and line in render(links)
     total = table.bias + sum(e.contribution for e in link.evidence)
