@@ -34,7 +34,7 @@ class Scored:
     trap: tuple[Trap, str] | None
     estimate: ContainmentEstimate | None
     exact: ContainmentResult | None
-    measured: bool = True  # the child holds values a containment check can measure (which table applies)
+    measured: bool = True  # values were profiled and the child is not all NULL (which table applies)
     _scored: tuple[Evidence, ...] | None = field(default=None, repr=False)
 
     @property
@@ -106,11 +106,11 @@ def evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstim
     """The evidence, block, trap and confidence of one pair. ``checked``: exact verification ran
     (the second pass), so a measured pair without a result is capped as unverified."""
     child, parent = cand.child, cand.parent
-    # a child with no value (all NULL, an empty or unprofiled relation) leaves nothing to check:
-    # absent evidence is not contrary evidence, the pair is judged on names. A parent with none
-    # keeps the measured table: its relation was never loaded, and the names-only table linked
-    # loaded keys to such relations by a shared word (non_english northwind, 2026-12-06)
-    measured = child.has_values
+    # a loaded child column with no value (all NULL) leaves nothing to check: absent evidence is
+    # not contrary evidence, the pair is judged on names. A relation never loaded (no rows)
+    # keeps the measured table: names-only linked an empty relation's columns to loaded keys by
+    # a shared word (non_english northwind, 2026-12-06)
+    measured = (child.has_values or parent.has_values) and not child.all_null
     # types and cardinality first: a pair they rule out is never ranked, verified or reported
     # (the bulk of candidates at warehouse scale), so its names are not weighed at all
     typed = type_evidence(child, parent, values_agree(est, exact, settings))
