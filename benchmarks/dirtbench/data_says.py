@@ -13,7 +13,7 @@ from pathlib import Path
 
 from fkbench.databases import GroundTruth, Pair, connect_readonly, quote_sqlite
 
-from .inject import canonical
+from .inject import found_in
 
 #: At least this share of the child's distinct values in the parent: the data confirms the join.
 CONFIRMS_SHARE = 0.9
@@ -32,18 +32,16 @@ def classify(path: Path, truth: GroundTruth) -> dict[Pair, DataSays]:
     """Every declared column pair of the SQLite file at `path` with what its data says."""
     conn = connect_readonly(path)
     try:
-        def values(table: str, column: str) -> set:
-            rows = conn.execute(f"SELECT DISTINCT {quote_sqlite(column)} FROM {quote_sqlite(table)} "
-                                f"WHERE {quote_sqlite(column)} IS NOT NULL")
-            return {canonical(v) for (v,) in rows}
+        def values(table: str, column: str) -> list:
+            return [v for (v,) in conn.execute(f"SELECT DISTINCT {quote_sqlite(column)} FROM {quote_sqlite(table)}")]
 
         out = {}
         for fk in truth.foreign_keys:
-            child = values(*fk.child)
-            if not child:
+            matched, distinct = found_in(values(*fk.child), values(*fk.parent))
+            if not distinct:
                 out[fk.pair] = DataSays.EMPTY
                 continue
-            share = len(child & values(*fk.parent)) / len(child)
+            share = matched / distinct
             out[fk.pair] = (DataSays.CONFIRMS if share >= CONFIRMS_SHARE
                             else DataSays.CONTRADICTS if share < CONTRADICTS_SHARE else DataSays.PARTIAL)
         return out

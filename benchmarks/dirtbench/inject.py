@@ -44,6 +44,7 @@ from __future__ import annotations
 import random
 import re
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from enum import Enum
@@ -488,11 +489,15 @@ def inject_sampled_rows(d: Dirty, seed: int) -> None:
         d.notes.append(f"{_label(fk)}: {found} of {distinct} child values in the parent")
 
 
+def found_in(child: Iterable, parent: Iterable) -> tuple[int, int]:
+    """How many of the child's distinct non-null values the parent holds (as keys compare), of how many."""
+    c = {canonical(v) for v in child if v is not None}
+    return len(c & {canonical(v) for v in parent if v is not None}), len(c)
+
+
 def _found_in_parent(d: Dirty, fk: ForeignKeyGroup) -> tuple[int, int]:
-    """How many of a single-column FK's distinct child values its parent holds, of how many."""
-    child = {canonical(v) for v in d.tables[fk.child_table].values(fk.child_columns[0]) if v is not None}
-    parent = {canonical(v) for v in d.tables[fk.parent_table].values(fk.parent_columns[0]) if v is not None}
-    return len(child & parent), len(child)
+    return found_in(d.tables[fk.child_table].values(fk.child_columns[0]),
+                    d.tables[fk.parent_table].values(fk.parent_columns[0]))
 
 
 INJECT = {
