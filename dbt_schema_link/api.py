@@ -186,6 +186,9 @@ def load_links(paths: ProjectPaths):
         raise ArtifactError(f"{paths.links_json} not found: run `dbt-schema-link link` first")
     try:
         return LinkSet.from_json(paths.links_json.read_text(encoding="utf-8"))
+    except OSError as exc:  # a directory in its place, or removed since the check above
+        raise ArtifactError(f"cannot read {paths.links_json} ({exc.strerror}): run `dbt-schema-link link` "
+                            f"again") from None
     except ValueError as exc:  # malformed JSON; format/version problems are LinkSetFormatError
         raise ArtifactError(f"{paths.links_json} is not a links file ({exc}): run `dbt-schema-link link` again") from None
 

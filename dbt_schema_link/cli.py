@@ -520,6 +520,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SchemaLinkError as exc:
         print(f"error: {_with_flag(exc)}", file=sys.stderr)
         return exc.exit_code
+    except OSError as exc:  # a file removed or replaced while the command ran (another run, `dbt deps`)
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"error: cannot read or write{where} ({exc.strerror or exc}): check that it exists and that no other "
+              f"command is rewriting the project, then run again", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("error: interrupted; nothing partial was written (files are replaced atomically)", file=sys.stderr)
         return 130

@@ -109,6 +109,25 @@ def test_staleness_follows_content_not_clocks(small):
     assert len(notes) == 1 and "manifest.json is older than models/order_customers.sql" in notes[0], notes
 
 
+def test_a_file_replaced_under_a_running_command_is_one_line_not_a_traceback(small):
+    """Another run (or `dbt deps`) can remove or replace a file between the checks and the read:
+    links.json turned into a directory is the reproducible shape of that race."""
+    cli(small, "link", "--no-profile", "--quiet")
+    links = small.path / "target/schema_link/links.json"
+    saved = links.read_bytes()
+    links.unlink()
+    links.mkdir()
+    try:
+        results = [cli(small, command, "--quiet", check=False) for command in ("index", "write")]
+    finally:
+        links.rmdir()
+        links.write_bytes(saved)
+    for res in results:
+        lines = res.stderr.strip().splitlines()
+        assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
+        assert lines[-1].startswith("error: ") and str(links) in lines[-1], res.stderr
+
+
 def _descriptions(project: BuiltProject) -> dict[str, str]:
     project.dbt("parse")
     manifest = json.loads((project.path / "target/manifest.json").read_text())
