@@ -22,7 +22,11 @@ Input
 
 Usage
     python benchmarks/calibrate.py [--workdir benchmarks/out/conventions] [--conventions ...]
-        [--write] [--json OUT]
+        [--dirt-workdir benchmarks/out/dirt] [--write] [--json OUT]
+
+    With ``--dirt-workdir``, the variants ``benchmarks/dirt.py`` prepared there join the corpus
+    (their ``dirty.sqlite`` holds the truth; the same halves): orphans, sample rows and the rest
+    are what a fit on clean renamings alone never sees.
 """
 
 from __future__ import annotations
@@ -98,10 +102,18 @@ def duckdb_verifier(project, path: Path):
     return verify, con
 
 
+#: Dirt variants this script's check measures as the package does. Composite keys (tuples) and
+#: drifted types (1.0 against 1, '007' against 7: the package compares canonical text) need the
+#: package's own verifier, so their rows here would label failed checks the package passes.
+FAITHFUL_DIRT = ("orphans", "sampled_rows", "dense_surrogates", "tiny_dimensions", "calendar_keys")
+#: The copy whose declared FKs are the truth: a convention's renamed copy, a dirt variant's dirty one.
+TRUTH_FILES = ("renamed.sqlite", "dirty.sqlite")
+
+
 def run_database(folder: Path) -> tuple | None:
     """(rows, score, accepted links (confidence, strict, lenient), missed FKs, wrong links)."""
     project_dir = folder / "project"
-    truth_file = folder / "renamed.sqlite"
+    truth_file = next((folder / n for n in TRUTH_FILES if (folder / n).exists()), folder / TRUTH_FILES[0])
     profiles_json = project_dir / "target" / "schema_link" / "profiles.json"
     if not (profiles_json.exists() and truth_file.exists() and (folder / "warehouse.duckdb").exists()):
         return None
@@ -239,6 +251,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--workdir", type=Path, default=BENCH_DIR / "out" / "conventions")
     ap.add_argument("--conventions", nargs="+", help="convention folders (default: every prepared one)")
+    ap.add_argument("--dirt-workdir", type=Path, help="also the dirt variants prepared by benchmarks/dirt.py "
+                    "here (the same tuning and held-back halves)")
+    ap.add_argument("--dirt-variants", nargs="+", default=list(FAITHFUL_DIRT),
+                    help=f"those variants (default: {' '.join(FAITHFUL_DIRT)})")
     ap.add_argument("--write", action="store_true", help=f"write the fitted table to {CALIBRATION_PY}")
     ap.add_argument("--json", type=Path, help="write figures here")
     ap.add_argument("--misses", action="store_true", help="list missed and wrong links per database (stderr)")
@@ -249,12 +265,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {args.workdir} not found: run benchmarks/conventions.py --prepare-only first", file=sys.stderr)
         return 2
     conventions = args.conventions or sorted(p.name for p in args.workdir.iterdir() if p.is_dir() and p.name != "engines")
+    folders = {conv: args.workdir / conv for conv in conventions}
+    if args.dirt_workdir is not None:
+        folders.update({f"dirt:{name}": args.dirt_workdir / name for name in args.dirt_variants
+                        if (args.dirt_workdir / name).is_dir()})
+    conventions = list(folders)
     halves = {"tuning": {n.lower() for n in TUNING}, "held_back": {n.lower() for n in HELD_BACK}}
     rows: dict[tuple[str, str], list[Row]] = defaultdict(list)  # (half, table)
     accepted: dict[str, list] = defaultdict(list)
     scores: dict[tuple[str, str], list[scoring.Score]] = defaultdict(list)
     for conv in conventions:
-        for folder in sorted((args.workdir / conv).iterdir()):
+        for folder in sorted(folders[conv].iterdir()):
             half = next((h for h, names in halves.items() if folder.name.lower() in names), None)
             if half is None or not folder.is_dir():
                 continue

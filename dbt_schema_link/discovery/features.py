@@ -12,7 +12,8 @@ import numpy as np
 from dbt_schema_link.artifacts.records import ColumnRef, Project, Relation, ResourceType
 from dbt_schema_link.artifacts.dag import relation_depths, relation_parents
 from dbt_schema_link.discovery.names import (
-    DATE_WORDS, NameParts, RelationNames, Vocabulary, analyse_column, analyse_relation, is_glued, strip_table_prefix,
+    DATE_WORDS, NameParts, RelationNames, Vocabulary, analyse_column, analyse_relation, is_glued, project_glued,
+    strip_table_prefix,
     table_column_prefix, with_compound_heads,
 )
 from dbt_schema_link.discovery.policy import KEY, NAMES
@@ -143,6 +144,12 @@ def build_features(project: Project, profiles: ProfileSet | None, settings: Disc
     # one NameParts per distinct name: warehouses repeat names (customer_id in hundreds of
     # relations), and discovery keys its per-name memos by them (equal objects are the same one)
     parts_of: dict[tuple[str, bool], NameParts] = {}
+    layout: dict[str, tuple[list, str | None, bool | None]] = {}  # columns in order, table prefix, glued
+    for uid in enabled:
+        ordered = sorted(project.relations[uid].columns.values(), key=lambda c: (c.index, c.name.lower()))
+        prefix = table_column_prefix(list(rel_names[uid].key_words.values()), [c.name for c in ordered])
+        layout[uid] = ordered, prefix, is_glued([strip_table_prefix(c.name, prefix) for c in ordered])
+    glued_default = project_glued(glued for _, _, glued in layout.values())
     for uid in enabled:
         rel = project.relations[uid]
         prof = profiles.relations.get(uid) if use_values and profiles else None
@@ -153,9 +160,8 @@ def build_features(project: Project, profiles: ProfileSet | None, settings: Disc
             origins=origins.get(uid, frozenset()),
         )
         relations[uid] = info
-        ordered = sorted(rel.columns.values(), key=lambda c: (c.index, c.name.lower()))
-        prefix = table_column_prefix(list(names.key_words.values()), [c.name for c in ordered])
-        glued = is_glued([strip_table_prefix(c.name, prefix) for c in ordered])
+        ordered, prefix, glued = layout[uid]
+        glued = glued_default if glued is None else glued
         for position, col in enumerate(ordered):
             cprof = prof.column(col.name) if prof is not None else None
             if cprof is not None and (cprof.skipped or not info.has_data):

@@ -641,10 +641,18 @@ def initialisms(words_: tuple[str, ...]) -> frozenset[str]:
 GLUED_MIN_SHARE = 0.85
 
 
-def is_glued(column_names: list[str]) -> bool:
+def is_glued(column_names: list[str]) -> bool | None:
     """Whether a relation's column names carry no word separators (see ``GLUED_MIN_SHARE``);
-    a relation of fewer than three columns says too little to tell."""
+    ``None`` for a relation of fewer than three columns, which says too little to tell. A number
+    ending a word is no separator (``line1``, ``address2``)."""
     if len(column_names) < 3:
-        return False
-    single = sum(1 for n in column_names if len(words(n)) == 1)
+        return None
+    single = sum(1 for n in column_names if len([w for w in words(n) if not w.isdigit()]) == 1)
     return single >= GLUED_MIN_SHARE * len(column_names)
+
+
+def project_glued(verdicts: Iterable[bool | None]) -> bool:
+    """What a relation too small to tell is taken to write (a two-column bridge table): glued
+    when at least ``GLUED_MIN_SHARE`` of the relations that tell are."""
+    told = [v for v in verdicts if v is not None]
+    return bool(told) and sum(told) >= GLUED_MIN_SHARE * len(told)

@@ -965,6 +965,23 @@ def test_table_prefixed_glued_keys(prefixed):
     }
 
 
+def test_a_bridge_too_small_to_tell_writes_names_as_its_glued_project_does():
+    """Two columns say nothing of how a relation writes names; in a project whose relations glue
+    them (TPC style, abbreviated: `cstmkey`, no truncation of a relation's word), an empty
+    bridge's keys split off `key` as its neighbours' do, so its names alone still link it."""
+    w = Warehouse()
+    codes = [f"K{i:03d}" for i in range(40)]
+    w.table("customers", {"c_cstmkey": (TEXT, codes), "c_cmpnname": (TEXT, [f"n{i}" for i in range(40)]),
+                          "c_cntcname": (TEXT, [f"m{i}" for i in range(40)]), "c_city": (TEXT, ["x"] * 40)})
+    w.table("customer_demographics", {"cd_cstmtypekey": (TEXT, ["A", "B", "C"]), "cd_cstmdesc": (TEXT, ["a", "b", "c"]),
+                                      "cd_rank": (INT, [1, 2, 3])})
+    w.table("customer_customer_demo", {"ccd_cstmkey": (TEXT, []), "ccd_cstmtypekey": (TEXT, [])})
+    assert pairs(run(w).inferred) == {
+        ("customer_customer_demo.ccd_cstmkey", "customers.c_cstmkey"),
+        ("customer_customer_demo.ccd_cstmtypekey", "customer_demographics.cd_cstmtypekey"),
+    }
+
+
 def test_abbreviated_relation_names_link():
     rng = random.Random(4)
     w = Warehouse()

@@ -2,7 +2,7 @@ import pytest
 
 from dbt_schema_link.discovery.names import (
     Role, Vocabulary, abbreviation_score, affix_similarity, analyse_column, analyse_relation, initialisms,
-    is_glued, singular, strip_table_prefix, table_column_prefix, tokens, with_compound_heads,
+    is_glued, project_glued, singular, strip_table_prefix, table_column_prefix, tokens, with_compound_heads,
 )
 from dbt_schema_link.discovery.types import Compat, TypeFamily, column_family, compatibility, family_of
 
@@ -228,7 +228,15 @@ def test_glued_names_are_cut_into_known_words():
 def test_a_relation_is_glued_when_its_names_carry_no_separators():
     assert is_glued(["orderkey", "custkey", "totalprice", "comment"])
     assert not is_glued(["order_id", "customer_id", "status", "amount"])
-    assert not is_glued(["id", "name"])  # too few to tell
+    assert is_glued(["id", "name"]) is None  # too few to tell
+    assert is_glued(["adrskey", "line1", "line2", "city", "country"])  # a number ending a word is no separator
+    assert not is_glued(["address_id", "line_1", "line_2", "city"])
+
+
+def test_a_relation_too_small_to_tell_is_read_as_most_of_its_project():
+    assert project_glued([True, True, None, True])
+    assert not project_glued([True, False, None])
+    assert not project_glued([None, None])
 
 
 def test_key_markers_name_no_entity_and_lead_head_first_names():
