@@ -230,6 +230,21 @@ def _classify_columns(info: RelInfo, settings: DiscoverySettings) -> None:
             c.pk_score >= best - KEY.tie or (data_key_only and c.parts.keyness >= NAMES.key_name_min and c.unique))]
         for c in info.key_columns:
             c.table_key = True
+    else:
+        # no name says "key" and the first column is not unique: the one unique column named for
+        # its relation is its key (`airports.airport_kode` beside a repeating city; a word no key
+        # suffix list knows), in more rows than a tiny enum has values
+        by_values = [c for c in info.columns if c.pk_score >= KEY.data_other and c.unique
+                     and c.distinct > settings.enum_max_distinct and _names_own_relation(c)]
+        if len(by_values) == 1:
+            info.key_columns = by_values
+            by_values[0].table_key = True
+
+
+def _names_own_relation(ci: ColInfo) -> bool:
+    """A word of the column's name is its relation's name (`airport` in `airport_kode`)."""
+    keys = ci.rel.names.keys
+    return any(keys.get(word, 0.0) >= KEY.names_relation_min for word in ci.parts.tokens)
 
 
 #: Families a key may come in (decimals, booleans and blobs are not keys).

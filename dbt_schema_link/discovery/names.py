@@ -222,7 +222,7 @@ def analyse_column(name: str, known: Vocabulary | None = None, glued: bool = Fal
             toks[-1:] = [singular(split[0]), split[1]]
     if glued and known is not None and toks:
         last_head = len(toks) - (1 if toks[-1] in KEY_SUFFIXES and len(toks) > 1 else 0)
-        toks = [w for t in toks[:last_head] for w in segment(t, known.word)] + toks[last_head:]
+        toks = [w for t in toks[:last_head] for w in segment(t, known.word, known)] + toks[last_head:]
         toks = [singular(t) for t in toks]
     toks = tuple(toks)
     key_suffix: str | None = None
@@ -454,10 +454,12 @@ def split_glued(token: str, known: Callable[[str], bool] | None,
 SEGMENT_WORDS = frozenset({"by", "to", "of", "in", "on", "at", "for", "via", "from", "with"})
 
 
-def segment(token: str, is_word: Callable[[str], bool]) -> list[str]:
+def segment(token: str, is_word: Callable[[str], bool], leads: Callable[[str], bool] | None = None) -> list[str]:
     """Cut a glued token into words from the right: the longest known word (3+ letters, or a
     preposition/role word) that ends it, then the same on what is left (``causedbyship`` ->
-    ``caused``, ``by``, ``ship``); what no known word ends stays whole."""
+    ``caused``, ``by``, ``ship``); what no known word ends stays whole. ``leads``: whether a
+    word starts a known one (``ship`` of ``shipper``), enough before a closing preposition
+    (``shipvia``)."""
     parts: list[str] = []
     rest = token
 
@@ -470,7 +472,7 @@ def segment(token: str, is_word: Callable[[str], bool]) -> list[str]:
             return True
         # a preposition between two words, or ending a name after a known word or verb
         # (``causedbyship``, ``shipvia``, ``reportsto``; never the "on" of ``destination``)
-        return tail in SEGMENT_WORDS and (bool(parts) or known_word(before))
+        return tail in SEGMENT_WORDS and (bool(parts) or known_word(before) or (leads is not None and leads(before)))
 
     while len(rest) >= 4:
         cut = next((i for i in range(2, len(rest) - 1) if cuts_at(i)), None)

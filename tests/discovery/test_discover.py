@@ -982,6 +982,19 @@ def test_a_bridge_too_small_to_tell_writes_names_as_its_glued_project_does():
     }
 
 
+def test_a_relation_without_a_key_name_is_keyed_by_its_one_unique_column_named_for_it():
+    """`station_sigla`: a key word no list knows, beside a repeating city as first column; its
+    values are unique and its name carries the relation's, so it is the key trips reference."""
+    rng = random.Random(8)
+    w = Warehouse()
+    codes = [f"{a}{b}{c}" for a in "ABC" for b in "DEFG" for c in "HJKLM"][:50]
+    w.table("stations", {"city": (TEXT, [f"city{i % 20}" for i in range(50)]), "station_sigla": (TEXT, codes),
+                         "label": (TEXT, [f"l{i % 30}" for i in range(50)])})
+    w.table("trips", {"trip_id": (INT, ids(300)), "from_station": (TEXT, sample(rng, codes, 300)),
+                      "fare": (INT, sample(rng, ids(40), 300))})
+    assert pairs(run(w).inferred) == {("trips.from_station", "stations.station_sigla")}
+
+
 def test_abbreviated_relation_names_link():
     rng = random.Random(4)
     w = Warehouse()

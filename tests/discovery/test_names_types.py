@@ -225,6 +225,13 @@ def test_glued_names_are_cut_into_known_words():
     assert analyse_column("eyecolourid", known).tokens == ("eyecolourid",)  # not a glued relation
 
 
+def test_a_closing_preposition_cuts_after_the_start_of_a_known_word():
+    """`ship` is no relation's word, only the start of `shipper`'s: enough before `via`."""
+    known = Vocabulary(["shipper", "order"], ["shipper", "order"])
+    assert analyse_column("shipvia", known, glued=True).tokens == ("ship", "via")
+    assert analyse_column("trivia", known, glued=True).tokens == ("trivia",)  # `tri` starts nothing known
+
+
 def test_a_relation_is_glued_when_its_names_carry_no_separators():
     assert is_glued(["orderkey", "custkey", "totalprice", "comment"])
     assert not is_glued(["order_id", "customer_id", "status", "amount"])
