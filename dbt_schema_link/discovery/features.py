@@ -13,8 +13,7 @@ from dbt_schema_link.artifacts.records import ColumnRef, Project, Relation, Reso
 from dbt_schema_link.artifacts.dag import relation_depths, relation_parents
 from dbt_schema_link.discovery.names import (
     DATE_WORDS, NameParts, RelationNames, Vocabulary, analyse_column, analyse_relation, is_glued, project_glued,
-    strip_table_prefix,
-    table_column_prefix, with_compound_heads,
+    strip_table_prefix, table_column_prefix, with_compound_heads,
 )
 from dbt_schema_link.discovery.policy import KEY, NAMES
 from dbt_schema_link.discovery.settings import DiscoverySettings
