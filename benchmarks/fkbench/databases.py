@@ -18,6 +18,7 @@ SQLITE_GLOBS = (
     "spider_dev/database/*/*.sqlite",
     "classic/*/*.sqlite",
     "bird_superhero/*/*.sqlite",
+    "tpc/*/*.sqlite",  # written by tpc_data.py (not in the shared data)
 )
 
 
@@ -25,7 +26,7 @@ SQLITE_GLOBS = (
 class BenchDatabase:
     name: str
     path: Path
-    collection: str  # first folder under the data dir: spider_dev, classic, bird_superhero
+    collection: str  # first folder under the data dir: spider_dev, classic, bird_superhero, tpc
 
 
 @dataclass(frozen=True)

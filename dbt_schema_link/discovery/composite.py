@@ -74,10 +74,11 @@ def _may_be_unique(parts: Sequence[ColInfo], rows: int) -> bool:
     return math.prod(p.distinct for p in parts) >= rows and any(p.parts.keyness > 0 for p in parts)
 
 
-def candidates(features: Features, settings: DiscoverySettings,
-               skip: Callable[[ColInfo, ColInfo], bool]) -> list[TupleCandidate]:
+def candidates(features: Features, settings: DiscoverySettings, skip: Callable[[ColInfo, ColInfo], bool],
+               references: frozenset[tuple[str, str]] = frozenset()) -> list[TupleCandidate]:
     """Tuple candidates from names and profiles, fewest columns and largest parents first, at
-    most ``composite_max_candidates``. ``skip`` drops pairs of copies of one column (lineage)."""
+    most ``composite_max_candidates``. ``skip`` drops pairs of copies of one column (lineage);
+    ``references``: the children of the single-column links found."""
     width = settings.composite_max_columns
     if width < 2 or settings.composite_max_candidates <= 0:
         return []
@@ -122,9 +123,19 @@ def candidates(features: Features, settings: DiscoverySettings,
                     if len({c.key for c in cs}) < n or not _may_be_unique(ps, rel.row_count):
                         continue
                     found.append(TupleCandidate(cs, ps, all(slot[i][1] for i in combo)))
-    found.sort(key=lambda t: (len(t.parent), not t.exact_names, -t.parent_rel.row_count,
-                              t.parent_rel.uid, tuple(p.position for p in t.parent), t.child[0].rel.uid))
+    # a key part that numbers its relation's own rows (`order_number`, `ticket_number`: no link
+    # found leaves it) beside references first: sibling fact tables share every column name, and
+    # the tuples of their references would otherwise fill the budget
+    found.sort(key=lambda t: (len(t.parent), not _numbers_own_rows(t.parent, references), not t.exact_names,
+                              -t.parent_rel.row_count, t.parent_rel.uid, tuple(p.position for p in t.parent),
+                              t.child[0].rel.uid))
     return found[:settings.composite_max_candidates]
+
+
+def _numbers_own_rows(parts: Sequence[ColInfo], references: frozenset[tuple[str, str]]) -> bool:
+    """A part named like a key that references nothing (``ws_order_number``; not
+    ``ws_sold_date_sk``, which links to date_dim)."""
+    return any(p.parts.keyness > 0 and not p.parts.generic and p.key not in references for p in parts)
 
 
 def _by_relation_name(slot: dict[int, tuple[ColInfo, bool]], parts: list[ColInfo], child: RelInfo,
@@ -174,9 +185,11 @@ def _evidence(cand: TupleCandidate, res: TupleContainmentResult, settings: Disco
 
 
 def composite_links(features: Features, settings: DiscoverySettings, verify: TupleVerifier,
-                    skip: Callable[[ColInfo, ColInfo], bool]) -> tuple[list[Link], int]:
-    """Verified composite links (and how many candidates were checked)."""
-    cands = candidates(features, settings, skip)
+                    skip: Callable[[ColInfo, ColInfo], bool],
+                    references: frozenset[tuple[str, str]] = frozenset()) -> tuple[list[Link], int]:
+    """Verified composite links (and how many candidates were checked); ``references``: the
+    children of the single-column links found (see ``candidates``)."""
+    cands = candidates(features, settings, skip, references)
     if not cands:
         return [], 0
     measured = verify([c.refs() for c in cands]) or {}

@@ -20,7 +20,7 @@ from dbt_schema_link.discovery.policy import CAPS, CARDINALITY, TYPES
 from dbt_schema_link.discovery.records import Evidence, Signal, Trap
 from dbt_schema_link.discovery.scoring import confidence, score
 from dbt_schema_link.discovery.settings import DiscoverySettings
-from dbt_schema_link.discovery.traps import PASSED, ValueFit, find_trap, fit_note, range_spread_surprise
+from dbt_schema_link.discovery.traps import PASSED, ValueFit, find_trap, fit_note, names_whole, range_spread_surprise
 from dbt_schema_link.discovery.values import ContainmentEstimate
 from dbt_schema_link.profiling.records import ContainmentResult
 
@@ -118,7 +118,10 @@ def evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstim
     if isinstance(typed, Block) and typed is not Block.TYPES_NEED_VALUES:
         return Scored(cand, (), 0.0, typed, None, est, exact, measured)
     names = name_evidence(child, parent, matches) if settings.use_names and card is not Block.PARENT_NOT_UNIQUE else []
-    wider = card is Block.CHILD_WIDER and has_name_signal(names)
+    # a relation's own key whose name is as much its own relation's (`cd_demo_sk` beside
+    # `hd_demo_sk`) is no child whose surplus could be orphans
+    wider = card is Block.CHILD_WIDER and has_name_signal(names) and not (
+        child.table_key and child.unique and not names_whole(child, parent))
     if wider:  # the surplus may be orphans
         card = cardinality_evidence(child, parent, settings, vouched=True)
     if isinstance(card, Block) and wider:

@@ -192,7 +192,8 @@ def _discover(project: Project, profiles: ProfileSet | None, settings: Discovery
     rejected = rejections(scored, settings, inferred, lineage_uf)
     composites: list[Link] = []  # kept beside lineage carrying and value domains (one column each)
     if verify_tuples is not None and features.k:
-        composites, checked = composite.composite_links(features, settings, verify_tuples, skip)
+        references = frozenset(link.child.key() for link in declared + inferred)
+        composites, checked = composite.composite_links(features, settings, verify_tuples, skip, references)
         counts["composite_checked"], counts["composite_links"] = checked, len(composites)
     composites = composite.reconcile(composites, composite_declared)
     inferred = composite.without_parts(inferred, composites)

@@ -54,6 +54,7 @@ class NameStrengths:
     """Strengths of the name signals and the cut-offs that make names "speak" for a pair."""
 
     key_name_min: float = 0.6  # NameParts.keyness from which a name says "key" (`_id`, `_code`, `_ref`)
+    identifier_keyness: float = 1.0  # ... an identifier (`_id`, `_key`, `_sk`), not a code or number
     free_text_keyness_max: float = 0.5  # below it a long text column may be free text
     exact_to_key: float = 1.0  # same key-like name, parent its relation's key: the FK convention
     exact_to_unique: float = 0.7  # same key-like name, parent unique but not its relation's key

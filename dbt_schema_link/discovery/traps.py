@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from dbt_schema_link.discovery.evidence import has_name_signal, is_calendar_pair, keys_held, overlap_surprise
 from dbt_schema_link.discovery.features import ColInfo, numbered, unrelated_sources
-from dbt_schema_link.discovery.policy import CAPS, KEY, TRAPS
+from dbt_schema_link.discovery.names import RelationNames
+from dbt_schema_link.discovery.policy import CAPS, KEY, NAMES, TRAPS
 from dbt_schema_link.discovery.records import Evidence, Signal, Trap
 from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.types import TypeFamily
@@ -99,13 +100,19 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
             return TrapCheck.refused(Trap.CROSS_SOURCE, (
                 f"{child.label} and {parent.label} come from unrelated sources and {child.distinct} values "
                 f"inside {parent.distinct} would match by chance (chance ~1e-{surprise:.1f})"))
-    if _numbered_inside(child, parent) and not (named and _names_whole(child, parent)):
+    if _numbered_inside(child, parent) and not (named and names_whole(child, parent)):
         # a word in common (`student_course_id` -> courses.course_id) does not outweigh the
         # numbering of dense surrogate keys; a child named for the parent whole is a 1:1 split
         low, high = child.profile.min_value, child.profile.max_value
         return TrapCheck.refused(Trap.KEY_TO_KEY, (
             f"{child.label} is its own relation's key, numbered {low:g}..{high:g} without a gap inside the "
             "longer run of the key it falls in" + ("; the names share a word, not the key's name" if named else "")))
+    if named and child.all_null and child.parts.keyness < NAMES.key_name_min and not names_whole(child, parent) \
+            and not any(e.signal is Signal.NAME_EXACT for e in evidence):
+        # nothing to check, so the name must say "reference": `rec_end_date` says a date, not date_dim
+        return TrapCheck.refused(Trap.EMPTY_CHILD, (
+            f"{child.label} holds only NULLs and its name, with no key marker, names {parent.rel.relation.short_name} "
+            "by one word of several: a value's kind, not a reference"))
     if named:
         return PASSED
     if is_calendar_pair(child, parent, settings):
@@ -114,9 +121,18 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
     if child.family not in _NAMELESS_FAMILIES or parent.family not in _NAMELESS_FAMILIES:
         return TrapCheck.refused(Trap.VALUE_TYPE, f"value-only links on {child.family.value} columns need name "
                                                   "evidence")
+    if child.family is not parent.family:
+        # numbers kept as text (street numbers, codes) fit any dense integer key; a type that
+        # drifted is told by its name
+        return TrapCheck.refused(Trap.VALUE_TYPE, (
+            f"a value-only link from {child.family.value} to {parent.family.value} needs name evidence"))
     if child.pk_score >= KEY.own_key_named and child.unique:  # named as its own relation's key (id, <table>_id)
         return TrapCheck.refused(Trap.KEY_TO_KEY, f"{child.label} is its own relation's key; keys numbered "
                                                   "alike overlap")
+    if _named_own_key(child):
+        return TrapCheck.refused(Trap.KEY_TO_KEY, (
+            f"{child.label} is named as its own relation's key (repeated: one per version or row of it); "
+            "ids numbered or encoded alike overlap"))
     if child.table_key and child.unique and range_spread_surprise(child, parent) > TRAPS.span_max_spread:
         # a relation's own key drawn from another's (a 1:1 extension) spreads over its range; one
         # numbered by its own sequence, gaps and all, stays at its low end (1..23 inside 1..36)
@@ -205,13 +221,33 @@ def _numbered_inside(child: ColInfo, parent: ColInfo) -> bool:
             and child.distinct < parent.distinct)
 
 
-def _names_whole(child: ColInfo, parent: ColInfo) -> bool:
+def _named_own_key(child: ColInfo) -> bool:
+    """Its relation's key is another column with the same key name (``i_item_id`` beside
+    ``i_item_sk``): the entity's own id a second time (a business id, repeated once per version of
+    an item), whatever its values. ``pk_score`` counts only unique columns."""
+    head = child.parts.head_key
+    return (child.parts.keyness >= NAMES.key_name_min and not child.parts.generic and bool(head)
+            and any(key is not child and key.parts.head_key == head for key in child.rel.key_columns))
+
+
+def names_whole(child: ColInfo, parent: ColInfo) -> bool:
     """The child's whole head (key markers aside: ``fk_employee_id``) is the parent key's head
     (``pk_employee_id``) or the parent relation's whole name (``employee_id`` -> employee.id),
-    not one word of it (``student_course_id`` -> courses.course_id)."""
+    not one word of it (``student_course_id`` -> courses.course_id). A head both keys share names
+    the parent only when it names the child's own relation less (``hd_demo_sk`` in
+    household_demographics and ``cd_demo_sk`` in customer_demographics each abbreviate their own)."""
     head = child.parts.head_key
-    return bool(head) and (head == parent.parts.head_key
-                           or parent.rel.names.keys.get(head, 0.0) >= KEY.names_relation_min)
+    if not head:
+        return False
+    if parent.rel.names.keys.get(head, 0.0) >= KEY.names_relation_min:
+        return True
+    own = _claim(child.rel.names, head)
+    return head == parent.parts.head_key and not (own > 0.0 and own >= _claim(parent.rel.names, head))
+
+
+def _claim(names: RelationNames, head: str) -> float:
+    """How much ``head`` names a relation: one of its name keys, or an abbreviation of one."""
+    return max(names.keys.get(head, 0.0), names.abbreviation(head)[0])
 
 
 def stepped_values(child: ColInfo, parent: ColInfo) -> tuple[int, float] | None:

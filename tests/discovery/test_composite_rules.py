@@ -3,6 +3,8 @@ rows: which tuple a column belongs to, and what a key part's numbering does not 
 
 from __future__ import annotations
 
+import random
+
 from dbt_schema_link.discovery import DiscoverySettings, discover
 from tests.discovery.builders import Warehouse, pairs
 
@@ -72,3 +74,34 @@ def test_a_part_of_a_composite_key_gets_no_link_by_its_values_alone():
     assert not [p for p in single if p[1] == "colour.id"], single
     # a part that its name links elsewhere keeps that link (`sr_item_sk`: part of a returns key, an item)
     assert ("superhero.region_code", "regions.region_code") in single
+
+
+def test_sibling_fact_tables_do_not_crowd_a_returns_key_out_of_the_budget():
+    # two sales tables share every column name but their prefix; the tuples of their references
+    # (sold date, item, customer...) are candidates in both directions. The returns table's
+    # (item, order number) key, whose order number references nothing, is checked first
+    rng = random.Random(21)
+    w = Warehouse()
+    dims = {"item": 60, "customer": 80, "date": 90, "promo": 12}
+    for name, n in dims.items():
+        w.table(name if name != "date" else "date_dim", {f"{name[0]}_{name}_sk": (INT, list(range(1, n + 1))),
+                                                         f"{name[0]}_label": (TEXT, [f"{name}{i}" for i in range(n)])})
+
+    def sales(prefix: str, orders: int) -> dict[str, list]:
+        rows = [(o, i) for o in range(1, orders + 1) for i in rng.sample(range(1, dims["item"] + 1), 3)]
+        cols = {f"{prefix}_order_number": [o for o, _ in rows], f"{prefix}_item_sk": [i for _, i in rows]}
+        for name in ("customer", "date", "promo"):
+            per_order = {o: rng.randint(1, dims[name]) for o in range(1, orders + 1)}
+            cols[f"{prefix}_{name}_sk"] = [per_order[o] for o, _ in rows]
+        return cols
+
+    web, catalog = sales("ws", 70), sales("cs", 120)
+    w.table("web_sales", {c: (INT, v) for c, v in web.items()})
+    w.table("catalog_sales", {c: (INT, v) for c, v in catalog.items()})
+    returned = rng.sample(range(len(web["ws_order_number"])), 40)
+    w.table("web_returns", {"wr_order_number": (INT, [web["ws_order_number"][r] for r in returned]),
+                            "wr_item_sk": (INT, [web["ws_item_sk"][r] for r in returned]),
+                            "wr_reason": (TEXT, [f"r{r % 5}" for r in returned])})
+    links = discover(w.project(), w.profiles(), DiscoverySettings(composite_max_candidates=8), verify=w.verifier(),
+                     verify_tuples=w.tuple_verifier())
+    assert (("wr_item_sk", "wr_order_number"), "web_sales") in composites(links.inferred)

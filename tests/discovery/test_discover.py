@@ -1275,3 +1275,84 @@ def test_quantities_in_steps_inside_a_dense_key_are_no_reference():
     w.table("power", {"id": (INT, [5 * i for i in ids(167)]), "name": (TEXT, [f"p{i}" for i in range(167)])})
     w.table("hero_power", {"pick": (INT, [5 * (1 + 8 * (i % 20)) for i in range(200)])})
     assert pairs(run(w, min_confidence=TRAP_BAR).inferred) == {("hero_power.pick", "power.id")}
+
+
+# -- star schemas: one-row dimensions, business ids, sibling keys (TPC-DS shapes) ----------------
+
+def business_id(n: int) -> str:
+    """A 16-letter business id encoding a number, as star-schema generators write them."""
+    return "".join("ABCDEFGHIJKLMNOP"[(n >> (4 * i)) & 15] for i in range(16))
+
+
+def test_a_one_row_dimension_keyed_by_a_surrogate_holding_1_is_referenced():
+    # a dimension with one row: its surrogate key holds 1, which is no yes/no flag under a key's name
+    rng = random.Random(11)
+    w = Warehouse()
+    w.table("store", {"s_store_sk": (INT, [1]), "s_store_id": (TEXT, [business_id(1)]),
+                      "s_store_name": (TEXT, ["ought"])})
+    w.table("warehouse", {"w_warehouse_sk": (INT, [1]), "w_warehouse_id": (TEXT, [business_id(1)])})
+    w.table("store_sales", {"ss_ticket_number": (INT, ids(300)), "ss_store_sk": (INT, [1] * 290 + [None] * 10),
+                            "ss_quantity": (INT, [rng.randint(2, 100) for _ in range(300)])})
+    w.table("inventory", {"inv_warehouse_sk": (INT, [1] * 60), "inv_quantity_on_hand": (INT, ids(60, 3))})
+    got = pairs(run(w).inferred)
+    assert {("store_sales.ss_store_sk", "store.s_store_sk"), ("inventory.inv_warehouse_sk", "warehouse.w_warehouse_sk")} <= got
+    # a 0/1 column without a key's name stays a flag
+    w.table("promotion", {"p_promo_sk": (INT, ids(30)), "p_discount_active": (INT, [i % 2 for i in range(30)])})
+    assert not [p for p in pairs(run(w).inferred) if p[0] == "promotion.p_discount_active"]
+
+
+def test_keys_named_alike_for_each_its_own_relation_are_no_link():
+    # hd_demo_sk 1..720 lies inside cd_demo_sk 1..1920 because sequences number both; each name
+    # abbreviates its own relation (household_demographics, customer_demographics), so neither names the other
+    rng = random.Random(12)
+    w = Warehouse()
+    w.table("customer_demographics", {"cd_demo_sk": (INT, ids(1920)), "cd_gender": (TEXT, sample(rng, ["M", "F"], 1920)),
+                                      "cd_education": (TEXT, [f"e{i % 7}" for i in range(1920)])})
+    w.table("household_demographics", {"hd_demo_sk": (INT, ids(720)),
+                                       "hd_buy_potential": (TEXT, [f"b{i % 6}" for i in range(720)])})
+    w.table("store_sales", {"ss_ticket_number": (INT, ids(900)), "ss_cdemo_sk": (INT, sample(rng, ids(1920), 900)),
+                            "ss_hdemo_sk": (INT, sample(rng, ids(720), 900))})
+    assert pairs(run(w).inferred) == {("store_sales.ss_cdemo_sk", "customer_demographics.cd_demo_sk"),
+                                      ("store_sales.ss_hdemo_sk", "household_demographics.hd_demo_sk")}
+
+
+def test_numbers_kept_as_text_link_to_an_integer_key_only_by_name():
+    # street numbers 1..1000 stored as text fit every dense integer key wider than 1000
+    rng = random.Random(13)
+    w = Warehouse()
+    w.table("item", {"i_item_sk": (INT, ids(1800)), "i_product_name": (TEXT, [f"p{i}" for i in range(1800)])})
+    w.table("customer_address", {"ca_address_sk": (INT, ids(600, 5001)),
+                                 "ca_street_number": (TEXT, [str(rng.randint(1, 1000)) for _ in range(600)])})
+    assert pairs(run(w).inferred) == set()
+    (rejected,) = [r for r in run(w, min_confidence=TRAP_BAR).rejected if r.parent.column == "i_item_sk"]
+    assert rejected.trap is Trap.VALUE_TYPE and "from text to integer needs name evidence" in rejected.detail
+    # named for the item, the drifted type is no obstacle
+    w.table("returns", {"r_ticket": (INT, ids(200)), "r_item_sk": (TEXT, [str(v) for v in sample(rng, ids(1800), 200)])})
+    assert pairs(run(w).inferred) == {("returns.r_item_sk", "item.i_item_sk")}
+
+
+def test_a_business_id_beside_its_relations_surrogate_key_links_by_values_to_no_other_key():
+    # i_item_id repeats once per version of an item; its values are encoded like every other
+    # relation's business ids, so they fall inside customer_address's, which means nothing
+    w = Warehouse()
+    w.table("item", {"i_item_sk": (INT, ids(180)), "i_item_id": (TEXT, [business_id(1 + i // 2) for i in range(180)]),
+                     "i_brand": (TEXT, [f"b{i % 9}" for i in range(180)])})
+    w.table("customer_address", {"ca_address_sk": (INT, ids(500)),
+                                 "ca_address_id": (TEXT, [business_id(1 + i) for i in range(500)])})
+    links = run(w, min_confidence=TRAP_BAR)
+    assert ("item.i_item_id", "customer_address.ca_address_id") not in pairs(links.inferred)
+    assert any(r.trap is Trap.KEY_TO_KEY and r.child.column == "i_item_id" and "named as its own relation's key"
+               in r.detail for r in links.rejected)
+
+
+def test_an_all_null_child_named_for_a_kind_of_value_is_no_reference():
+    # rec_end_date holds only NULLs: "date" is one word of its name and names date_dim, but a
+    # name without a key marker says what the column holds, not what it references
+    w = Warehouse()
+    w.table("date_dim", {"d_date_sk": (INT, ids(400)), "d_date_id": (TEXT, [business_id(i) for i in range(400)]),
+                         "d_year": (INT, [1998 + i // 365 for i in range(400)])})
+    w.table("call_center", {"cc_call_center_sk": (INT, ids(6)), "cc_rec_end_date": (TEXT, [None] * 6),
+                            "cc_open_date_sk": (INT, [3, 9, 27, 81, 243, 300])})
+    links = run(w, min_confidence=TRAP_BAR)
+    assert pairs(links.inferred) == {("call_center.cc_open_date_sk", "date_dim.d_date_sk")}
+    assert {r.trap for r in links.rejected if r.child.column == "cc_rec_end_date"} == {Trap.EMPTY_CHILD}
