@@ -34,7 +34,7 @@ class Trap(str, Enum):
     AMBIGUOUS = "ambiguous"  # the values fit the keys of several relations, no name evidence
     KEY_TO_KEY = "key_to_key"  # two tables' own keys overlapping by numbering; no names, or a shared word only
     MEASURE = "measure"  # a quantity/amount column inside an id range, no names
-    VALUE_TYPE = "value_type"  # nameless value link on dates/decimals/booleans
+    VALUE_TYPE = "value_type"  # nameless value link on dates/decimals/booleans, or across type families
     CROSS_SOURCE = "cross_source"  # two unrelated sources, and chance or names alone explain it
     #: an all-NULL child whose name has no key marker and names the parent by one word of several
     EMPTY_CHILD = "empty_child"
