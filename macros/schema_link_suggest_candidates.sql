@@ -72,8 +72,10 @@
         {%- set child_entity = entities[child.unique_id] -%}
         {%- for col in child.profile.columns -%}
             {%- set m = modules.re.match('^(.+)_(id|key)$', col.name | lower) -%}
-            {#- a flag as discovery calls one: flag words only, at most flag_max_distinct of them -#}
-            {%- set is_flag = col.flag_words and (col.distinct or 0) <= rules.flag_max_distinct -%}
+            {#- a flag as discovery calls one: flag words only, at most flag_max_distinct of them,
+                and not numbers under an identifier's name (`store_id` 1 in a one-row dimension) -#}
+            {%- set is_flag = col.flag_words and (col.distinct or 0) <= rules.flag_max_distinct
+                and dbt_schema_link.schema_link__type_family(col.data_type) != 'number' -%}
             {%- if m and col.skipped is none and not is_flag and (col.non_null or 0) > 0
                 and (child.unique_id ~ '|' ~ (col.name | lower)) not in declared -%}
                 {%- set x = m.group(1) -%}

@@ -314,13 +314,14 @@ def _is_flag(ci: ColInfo, settings: DiscoverySettings) -> bool:
     if prof is None:
         return ci.parts.flag_name and ci.parts.keyness == 0.0
     if prof.non_null > 0 and prof.distinct <= settings.flag_max_distinct:
-        top = prof.top_values
-        if top and ci.parts.keyness >= NAMES.identifier_keyness and all(_is_number(v) for v in top):
-            # 0s and 1s under an identifier's name are the first keys of a sequence (a one-row
-            # dimension's `store_sk` holds 1), not a yes/no (a 0/1 `status_code` is one)
+        if ci.parts.keyness >= NAMES.identifier_keyness and ci.family in (TypeFamily.INTEGER, TypeFamily.DECIMAL):
+            # 0s and 1s in a number column under an identifier's name are the first keys of a
+            # sequence (a one-row dimension's `store_sk` holds 1), not a yes/no (a 0/1
+            # `status_code` is one); schema_link_suggest_candidates decides alike
             return False
         if prof.flag_words:
             return True
+        top = prof.top_values
         if top and all(v.strip().lower() in FLAG_VALUES for v in top):
             return True
         if ci.parts.flag_name:

@@ -17,8 +17,9 @@ from tests.test_macros_sql import Harness
 MACROS = Path(__file__).resolve().parents[2] / "macros"
 
 
-def _column(name: str, non_null: int, distinct: int, flag_words: bool = False, approx: bool = False) -> dict:
-    return {"name": name, "data_type": "integer", "non_null": non_null, "distinct": distinct,
+def _column(name: str, non_null: int, distinct: int, flag_words: bool = False, approx: bool = False,
+            data_type: str = "integer") -> dict:
+    return {"name": name, "data_type": data_type, "non_null": non_null, "distinct": distinct,
             "distinct_approx": approx, "flag_words": flag_words, "skipped": None}
 
 
@@ -104,13 +105,19 @@ def test_flags_follow_flag_max_distinct_in_both(flag_max_distinct):
     h = Harness("duckdb")
     h.vars = {"schema_link": {"flag_max_distinct": flag_max_distinct}}
     settings = DiscoverySettings(flag_max_distinct=flag_max_distinct)
-    for distinct in (1, 2, 3):
-        orders = _entry("stg_orders", [_column("status_id", 100, distinct, flag_words=True)])
-        statuses = _entry("dim_statuses", [_column("status_id", 3, 3)], row_count=3)
-        suggested = bool(_suggested(h, [orders, statuses]))
-        profile = ColumnProfile("status_id", "integer", 100, distinct, False, 1, 1, None, ("0", "1", "-1")[:distinct],
-                                True)
-        assert suggested == (not _python_flag(profile, settings)), (flag_max_distinct, distinct)
+    decided = {}
+    for data_type, words in (("varchar", ("t", "f", "y")), ("integer", ("0", "1", "-1"))):
+        for distinct in (1, 2, 3):
+            orders = _entry("stg_orders", [_column("status_id", 100, distinct, flag_words=True, data_type=data_type)])
+            statuses = _entry("dim_statuses", [_column("status_id", 3, 3, data_type=data_type)], row_count=3)
+            suggested = bool(_suggested(h, [orders, statuses]))
+            profile = ColumnProfile("status_id", data_type, 100, distinct, False, 1, 1, None, words[:distinct], True)
+            assert suggested == (not _python_flag(profile, settings)), (data_type, flag_max_distinct, distinct)
+            decided[(data_type, distinct)] = suggested
+    # text flag words are a flag up to flag_max_distinct; numbers under an identifier's name are
+    # the first keys of a sequence (a one-row dimension's key holds 1), never a flag
+    assert [decided[("varchar", d)] for d in (1, 2, 3)] == [d > flag_max_distinct for d in (1, 2, 3)]
+    assert all(decided[("integer", d)] for d in (1, 2, 3))
 
 
 def _python_flag(profile: ColumnProfile, settings: DiscoverySettings) -> bool:
@@ -119,5 +126,6 @@ def _python_flag(profile: ColumnProfile, settings: DiscoverySettings) -> bool:
     from dbt_schema_link.discovery.names import analyse_column
     from dbt_schema_link.discovery.types import TypeFamily
 
-    info = SimpleNamespace(family=TypeFamily.INTEGER, profile=profile, parts=analyse_column(profile.name, None, False))
+    family = TypeFamily.INTEGER if profile.data_type == "integer" else TypeFamily.TEXT
+    info = SimpleNamespace(family=family, profile=profile, parts=analyse_column(profile.name, None, False))
     return _is_flag(info, settings)
