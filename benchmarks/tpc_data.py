@@ -68,22 +68,26 @@ DS_COMPOSITE_KEYS = {
 }
 _D, _T, _I, _C = "date_dim", "time_dim", "item", "customer"
 _CD, _HD, _CA = "customer_demographics", "household_demographics", "customer_address"
+
+
+def _parties(prefix: str, *roles: str) -> list[tuple[str, str]]:
+    """Each role's customer, demographics, household and address keys (`cs_bill_customer_sk`, ...)."""
+    return [(f"{prefix}_{role}_{what}_sk", parent) for role in roles
+            for what, parent in (("customer", _C), ("cdemo", _CD), ("hdemo", _HD), ("addr", _CA))]
+
+
 #: TPC-DS single-column foreign keys: table -> [(column, parent table)].
 DS_FKS: dict[str, list[tuple[str, str]]] = {
     "call_center": [("cc_closed_date_sk", _D), ("cc_open_date_sk", _D)],
     "catalog_page": [("cp_start_date_sk", _D), ("cp_end_date_sk", _D)],
     "catalog_returns": [
         ("cr_returned_date_sk", _D), ("cr_returned_time_sk", _T), ("cr_item_sk", _I),
-        ("cr_refunded_customer_sk", _C), ("cr_refunded_cdemo_sk", _CD), ("cr_refunded_hdemo_sk", _HD),
-        ("cr_refunded_addr_sk", _CA), ("cr_returning_customer_sk", _C), ("cr_returning_cdemo_sk", _CD),
-        ("cr_returning_hdemo_sk", _HD), ("cr_returning_addr_sk", _CA), ("cr_call_center_sk", "call_center"),
+        *_parties("cr", "refunded", "returning"), ("cr_call_center_sk", "call_center"),
         ("cr_catalog_page_sk", "catalog_page"), ("cr_ship_mode_sk", "ship_mode"),
         ("cr_warehouse_sk", "warehouse"), ("cr_reason_sk", "reason")],
     "catalog_sales": [
         ("cs_sold_date_sk", _D), ("cs_sold_time_sk", _T), ("cs_ship_date_sk", _D),
-        ("cs_bill_customer_sk", _C), ("cs_bill_cdemo_sk", _CD), ("cs_bill_hdemo_sk", _HD),
-        ("cs_bill_addr_sk", _CA), ("cs_ship_customer_sk", _C), ("cs_ship_cdemo_sk", _CD),
-        ("cs_ship_hdemo_sk", _HD), ("cs_ship_addr_sk", _CA), ("cs_call_center_sk", "call_center"),
+        *_parties("cs", "bill", "ship"), ("cs_call_center_sk", "call_center"),
         ("cs_catalog_page_sk", "catalog_page"), ("cs_ship_mode_sk", "ship_mode"),
         ("cs_warehouse_sk", "warehouse"), ("cs_item_sk", _I), ("cs_promo_sk", "promotion")],
     "customer": [("c_current_cdemo_sk", _CD), ("c_current_hdemo_sk", _HD), ("c_current_addr_sk", _CA),
@@ -103,15 +107,10 @@ DS_FKS: dict[str, list[tuple[str, str]]] = {
     "web_page": [("wp_creation_date_sk", _D), ("wp_access_date_sk", _D), ("wp_customer_sk", _C)],
     "web_returns": [
         ("wr_returned_date_sk", _D), ("wr_returned_time_sk", _T), ("wr_item_sk", _I),
-        ("wr_refunded_customer_sk", _C), ("wr_refunded_cdemo_sk", _CD), ("wr_refunded_hdemo_sk", _HD),
-        ("wr_refunded_addr_sk", _CA), ("wr_returning_customer_sk", _C), ("wr_returning_cdemo_sk", _CD),
-        ("wr_returning_hdemo_sk", _HD), ("wr_returning_addr_sk", _CA), ("wr_web_page_sk", "web_page"),
-        ("wr_reason_sk", "reason")],
+        *_parties("wr", "refunded", "returning"), ("wr_web_page_sk", "web_page"), ("wr_reason_sk", "reason")],
     "web_sales": [
         ("ws_sold_date_sk", _D), ("ws_sold_time_sk", _T), ("ws_ship_date_sk", _D), ("ws_item_sk", _I),
-        ("ws_bill_customer_sk", _C), ("ws_bill_cdemo_sk", _CD), ("ws_bill_hdemo_sk", _HD),
-        ("ws_bill_addr_sk", _CA), ("ws_ship_customer_sk", _C), ("ws_ship_cdemo_sk", _CD),
-        ("ws_ship_hdemo_sk", _HD), ("ws_ship_addr_sk", _CA), ("ws_web_page_sk", "web_page"),
+        *_parties("ws", "bill", "ship"), ("ws_web_page_sk", "web_page"),
         ("ws_web_site_sk", "web_site"), ("ws_ship_mode_sk", "ship_mode"), ("ws_warehouse_sk", "warehouse"),
         ("ws_promo_sk", "promotion")],
     "web_site": [("web_open_date_sk", _D), ("web_close_date_sk", _D)],

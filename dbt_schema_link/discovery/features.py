@@ -17,7 +17,7 @@ from dbt_schema_link.discovery.names import (
 )
 from dbt_schema_link.discovery.policy import KEY, NAMES
 from dbt_schema_link.discovery.settings import DiscoverySettings
-from dbt_schema_link.discovery.types import TypeFamily, column_family, is_day_type
+from dbt_schema_link.discovery.types import NUMERIC_FAMILIES, TypeFamily, column_family, is_day_type
 from dbt_schema_link.profiling.records import FLAG_WORDS as FLAG_VALUES  # noqa: F401 - re-exported
 from dbt_schema_link.profiling.records import ColumnProfile, ProfileSet, RelationProfile
 
@@ -79,7 +79,7 @@ class ColInfo:
             return True
         if not self.parts.counts:
             return False
-        return self.numeric_values if self.has_values else self.family in (TypeFamily.INTEGER, TypeFamily.DECIMAL)
+        return self.numeric_values if self.has_values else self.family in NUMERIC_FAMILIES
 
     def __post_init__(self) -> None:
         # asked millions of times at warehouse scale: plain attributes, set once from the profile
@@ -209,7 +209,7 @@ def _classify_columns(info: RelInfo, settings: DiscoverySettings) -> None:
                 and null_frac <= settings.parent_max_null_fraction
             )
             top = prof.top_values or ()
-            ci.numeric_values = ci.family in (TypeFamily.INTEGER, TypeFamily.DECIMAL) or (
+            ci.numeric_values = ci.family in NUMERIC_FAMILIES or (
                 bool(top) and all(_is_number(v) for v in top)
             )
             ci.free_text = (
@@ -218,7 +218,7 @@ def _classify_columns(info: RelInfo, settings: DiscoverySettings) -> None:
                 and ci.parts.keyness < NAMES.free_text_keyness_max
             )
         else:
-            ci.numeric_values = ci.family in (TypeFamily.INTEGER, TypeFamily.DECIMAL)
+            ci.numeric_values = ci.family in NUMERIC_FAMILIES
         ci.declared_pk = single_declared and ci.ref.column.lower() in declared
         ci.pk_score = _pk_score(ci)
     best = max((c.pk_score for c in info.columns), default=0.0)
@@ -314,7 +314,7 @@ def _is_flag(ci: ColInfo, settings: DiscoverySettings) -> bool:
     if prof is None:
         return ci.parts.flag_name and ci.parts.keyness == 0.0
     if prof.non_null > 0 and prof.distinct <= settings.flag_max_distinct:
-        if ci.parts.keyness >= NAMES.identifier_keyness and ci.family in (TypeFamily.INTEGER, TypeFamily.DECIMAL):
+        if ci.parts.keyness >= NAMES.identifier_keyness and ci.family in NUMERIC_FAMILIES:
             # 0s and 1s in a number column under an identifier's name are the first keys of a
             # sequence (a one-row dimension's `store_sk` holds 1), not a yes/no (a 0/1
             # `status_code` is one); schema_link_suggest_candidates decides alike

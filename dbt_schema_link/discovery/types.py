@@ -107,7 +107,8 @@ def column_family(declared: str | None, profiled: str | None) -> TypeFamily:
     return family_of(declared or profiled)
 
 
-_NUMERIC = {TypeFamily.INTEGER, TypeFamily.DECIMAL}
+#: The families whose values are numbers.
+NUMERIC_FAMILIES = frozenset({TypeFamily.INTEGER, TypeFamily.DECIMAL})
 
 
 def compatibility(a: TypeFamily, b: TypeFamily) -> Compat:
@@ -120,7 +121,7 @@ def compatibility(a: TypeFamily, b: TypeFamily) -> Compat:
         return Compat.COMPATIBLE
     if TypeFamily.BOOLEAN in (a, b):
         return Compat.NO
-    if a in _NUMERIC and b in _NUMERIC:
+    if a in NUMERIC_FAMILIES and b in NUMERIC_FAMILIES:
         return Compat.COMPATIBLE
     if {a, b} == {TypeFamily.UUID, TypeFamily.TEXT}:
         return Compat.COMPATIBLE
