@@ -272,8 +272,9 @@ class Link:
     collapsed: tuple[Pair, ...] = ()
     written_confidence: float | None = None  # WRITTEN: the confidence the test was written with
     orphans: Orphans | None = None  # measured orphan child values (None: none found or not checked)
-    #: scored by the names-only weight table (neither column was profiled); the breakdown in
-    #: links.md picks its table by this, the rule ``scoring.score`` applies
+    #: scored by the names-only weight table (neither column was profiled, the child holds only
+    #: NULLs, or its verified values fall short of containment without contradicting the names);
+    #: the breakdown in links.md picks its table by this, the rule ``scoring.score`` applies
     names_only: bool = False
     extra_pairs: tuple[Pair, ...] = ()  # a composite key's further column pairs (see above)
 

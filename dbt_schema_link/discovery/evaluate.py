@@ -16,9 +16,10 @@ from dbt_schema_link.discovery.evidence import (
     exact_evidence, has_name_signal, is_calendar_pair, matched_surprise, name_evidence, sql_evidence,
     surprise_evidence, type_evidence, value_evidence, values_agree,
 )
-from dbt_schema_link.discovery.policy import CAPS, CARDINALITY, TYPES
+from dbt_schema_link.discovery.features import ColInfo
+from dbt_schema_link.discovery.policy import CAPS, CARDINALITY, KEY, NAMES, TYPES, VALUES
 from dbt_schema_link.discovery.records import Evidence, Signal, Trap
-from dbt_schema_link.discovery.scoring import confidence, score
+from dbt_schema_link.discovery.scoring import VALUE_SIGNALS, confidence, score
 from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.traps import PASSED, ValueFit, find_trap, fit_note, names_whole, range_spread_surprise
 from dbt_schema_link.discovery.values import ContainmentEstimate
@@ -173,8 +174,18 @@ def evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstim
     if pending and block is None:
         block = Block.TYPES_NEED_VALUES
     conf = confidence(evidence, measured)
+    if (named or joined) and measured and block is None and _short_of_containment(child, parent, exact, settings):
+        # orphans short of full containment neither confirm nor contradict what the names say (a
+        # sampled or late-arriving parent): the pair never scores below the names alone, as an
+        # all-NULL child would, and the verified share stays in the evidence and the orphans
+        alone = [e for e in evidence if e.signal not in VALUE_SIGNALS]
+        if confidence(alone, False) > conf:
+            evidence, measured = _noted(alone, _partial_note(exact)), False
+            conf = confidence(evidence, measured)
     if checked and measured and (exact is None or not exact.child_distinct):
         conf = min(conf, CAPS.unverified)
+    if exact is not None and exact.child_distinct and exact.containment < settings.min_exact_containment:
+        conf = min(conf, CAPS.partial)
     if check.by_fit and block is None:
         conf = min(conf, CAPS.value_fit_only)
         evidence = _noted(evidence, fit_note(child, parent))
@@ -214,6 +225,32 @@ def _partially_agree(exact: ContainmentResult | None, settings: DiscoverySetting
     are allowed under when names vouch): text and number values that agree that far are one key."""
     return (exact is not None and exact.child_distinct > 0
             and exact.containment >= min(settings.partial_min_containment, settings.min_exact_containment))
+
+
+def _short_of_containment(child: ColInfo, parent: ColInfo, exact: ContainmentResult | None,
+                          settings: DiscoverySettings) -> bool:
+    """The exact check found the child's values partly in the parent (at least the partial bar,
+    below which the names are contradicted; short of ``min_exact_containment``), the child's name
+    refers to the parent (a key name to its relation's key, or the relation's own name: not a
+    shared attribute such as ``phone``) and its numbers stay inside the parent's key range (as
+    ``VALUES.partial_range_slack`` allows): a sample's orphans, not another numbering."""
+    if not (exact is not None and exact.child_distinct > 0
+            and settings.partial_min_containment <= exact.containment < settings.min_exact_containment):
+        return False
+    refers = (parent.is_table_key() and child.parts.keyness >= NAMES.key_name_min) or \
+        parent.rel.names.keys.get(child.parts.head_key, 0.0) >= KEY.names_relation_min
+    c, p = child.profile, parent.profile
+    if not refers or c is None or p is None:
+        return refers
+    if None in (c.min_value, c.max_value, p.min_value, p.max_value):
+        return True
+    slack = VALUES.partial_range_slack * (p.max_value - p.min_value + 1.0)
+    return p.min_value - slack <= c.min_value and c.max_value <= p.max_value + slack
+
+
+def _partial_note(exact: ContainmentResult) -> str:
+    return (f"; the exact check found {exact.matched} of {exact.child_distinct} child values in the parent "
+            f"({exact.containment:.1%}): short of containment, not contradicted, so the names decide")
 
 
 def _capped(conf: float, evidence: list[Evidence]) -> float:

@@ -123,6 +123,11 @@ class CardinalityStrengths:
 @dataclass(frozen=True)
 class ValueRules:
     estimate_reliability_min: float = 0.5  # a MinHash estimate below this cannot let text meet numbers
+    #: A named child short of containment is a sample's orphans, not a contradiction, only while
+    #: its numbers stay inside the parent's key range, give or take this share of it (a sampled
+    #: parent's ends are kept keys: 1..756 against 1..753 kept of 1..756); ids numbered far past
+    #: it (0..83,814,225 against 1..15) are the child's own
+    partial_range_slack: float = 0.05
 
 
 #: Decimal orders of improbability (by chance) at which a nameless pair's ``value_surprise`` has
@@ -144,6 +149,10 @@ class Caps:
     #: `ask` joins a second schema, so an unchecked pair never decides that, above the write bar
     #: (0.7), so names and estimates still write a test
     unverified: float = 0.85
+    #: a pair whose exact check found part of the child's values, not all (under
+    #: ``min_exact_containment``; orphans that names or chance make a partial link): checked and
+    #: found wanting, so no surer than an unchecked pair
+    partial: float = 0.85
     #: a value-only pair that only its values' fit vouches for (``traps.spans_keys``: a few
     #: small numbers that span one dense key range no other key holds as tightly): the values
     #: say which parent, not that a reference exists (a quantity counted 1..n fits as well), so

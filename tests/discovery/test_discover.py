@@ -639,6 +639,47 @@ def test_a_named_pair_in_sample_rows_is_a_partial_link_far_from_full_containment
     assert link.orphans.values / link.orphans.of_values > 0.5
 
 
+def sampled_heroes(heroes_from: list[int]) -> Warehouse:
+    """superhero: 200 of the keys 1..500 kept (a dev environment's sample); hero_power names heroes
+    drawn from ``heroes_from``. ``hero_id`` names ``superhero`` by its head noun only, so the names
+    alone score less than a perfect name match would."""
+    rng = random.Random(11)
+    w = Warehouse()
+    kept = sorted(rng.sample(ids(500), 200))
+    w.table("superhero", {"id": (INT, kept), "hero_name": (TEXT, [f"h{k}" for k in kept])})
+    w.table("hero_power", {"power_id": (INT, ids(400, 9000)), "hero_id": (INT, sample(rng, heroes_from, 400))})
+    return w
+
+
+def test_a_named_child_of_a_sampled_parent_scores_no_lower_than_its_names():
+    """40% of the heroes hero_power names were kept: as many as any number in 1..500 would hit, so
+    the values neither confirm nor contradict the names; the pair is judged on its names (as an
+    all-NULL child would be), its orphans and verified share recorded, not refused."""
+    (link,) = run(sampled_heroes(ids(500))).inferred
+    assert pairs([link]) == {("hero_power.hero_id", "superhero.id")}
+    assert link.names_only and link.confidence >= DiscoverySettings().min_confidence
+    assert link.orphans is not None and 0.4 < link.orphans.values / link.orphans.of_values < 0.8
+    (card,) = [e for e in link.evidence if e.signal is Signal.CARDINALITY]
+    assert "short of containment, not contradicted, so the names decide" in card.detail
+    assert not any(e.signal in VALUE_SIGNALS for e in link.evidence)
+
+
+def test_a_named_child_numbered_far_past_a_partial_parent_stays_measured():
+    # a third of the values are numbers far beyond any hero's key: another numbering, so the
+    # partial share is weighed as measured and the pair is no link
+    assert not run(sampled_heroes(ids(500) * 3 + ids(300, 100_000))).inferred
+
+
+def test_a_shared_attribute_partly_in_another_relation_is_no_link():
+    # one shipper's phone is also a supplier's: the name is an attribute both relations have, not
+    # a reference to suppliers, so the overlap is weighed as measured (every pair checked)
+    w = Warehouse()
+    w.table("suppliers", {"supplier_id": (INT, ids(30)), "phone": (TEXT, [f"(503) 555-{i:04d}" for i in range(30)])})
+    w.table("shippers", {"shipper_id": (INT, ids(3)),
+                         "phone": (TEXT, ["(503) 555-0007", "(503) 555-9931", "(503) 555-3199"])})
+    assert not [link for link in run(w, verify_min_confidence=0.0).inferred if link.child.column == "phone"]
+
+
 def test_a_same_named_sibling_with_orphans_does_not_beat_the_key_that_holds_every_value():
     # the real parent shares no name with the child (friend.student_id -> highschooler.id); a
     # sibling child column of the same name is unique and holds part of the values
