@@ -622,6 +622,8 @@ def test_named_pair_with_orphans_is_a_partial_link_with_its_orphan_counts():
     assert link.orphans.rows == sum(1 for v in values if v > 50)
     exact = next(e for e in link.evidence if e.signal is Signal.EXACT_CONTAINMENT)
     assert exact.strength > 0 and f"{len(orphan_values)} orphan values in {link.orphans.rows} child rows" in exact.detail
+    # checked and found wanting: no surer than an unchecked pair, under the bar `ask` joins schemas at
+    assert link.confidence == CAPS.partial
     assert "orphan" in render_markdown(links)
     # the JSON record keeps the counts; a link without orphans carries none
     assert LinkSet.from_json(links.to_json()).inferred[0].orphans == link.orphans
