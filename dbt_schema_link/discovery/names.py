@@ -260,22 +260,44 @@ def _role_of(head: tuple[str, ...], keyed: bool) -> Role | None:
     if head[-1] == "by" and len(head) >= 2:
         return Role.PERSON
     if head[-1] == "to" and len(head) >= 2:
-        if head[-2] in _HIERARCHY_VERB_TO:
+        if _is_one_of(head[-2], _HIERARCHY_VERB_TO):
             return Role.HIERARCHY
-        if head[-2] in _PERSON_VERB_TO:
+        if _is_one_of(head[-2], _PERSON_VERB_TO):
             return Role.PERSON
     # a role word must be the head noun (``manager_id``, ``support_rep_id``), not a modifier
     # (``manager_name`` is a name, not a reference)
-    if head[-1] in _HIERARCHY_ROLE_WORDS:
+    if _is_one_of(head[-1], _HIERARCHY_ROLE_WORDS):
         return Role.HIERARCHY
-    if head[-1] in _PERSON_ROLE_WORDS:
+    if _is_one_of(head[-1], _PERSON_ROLE_WORDS):
         return Role.PERSON
     # ... or lead a key name: parent_category_id, owner_user_id (but not manager_name)
-    if keyed and len(head) > 1 and head[0] in _HIERARCHY_ROLE_WORDS:
+    if keyed and len(head) > 1 and _is_one_of(head[0], _HIERARCHY_ROLE_WORDS):
         return Role.HIERARCHY
-    if keyed and len(head) > 1 and head[0] in _PERSON_ROLE_WORDS:
+    if keyed and len(head) > 1 and _is_one_of(head[0], _PERSON_ROLE_WORDS):
         return Role.PERSON
     return None
+
+
+@functools.lru_cache(maxsize=1 << 14)  # a project's columns share few head words
+def _is_one_of(word: str, words: frozenset[str]) -> bool:
+    """``word`` is one of ``words``, or abbreviates one as its consonants do: the first letter,
+    then consonants only, in order, ending on its last consonant and keeping most of them
+    (``READING.role_abbreviation_share``: ``mgr`` manager, ``rprt`` report, ``ownr`` owner). A
+    word with its own vowels (``age``, ``pet``) is a word, not an abbreviation; a truncation
+    (``sup``: supervisor, superior or supplier?) says too little to be read as a role."""
+    if word in words:
+        return True
+    if len(word) < 3 or _VOWELS.intersection(word[1:]):
+        return False
+    for w in words:
+        skeleton = w[0] + "".join(ch for ch in w[1:] if ch not in _VOWELS)
+        if (w[0] == word[0] and word[-1] == skeleton[-1] and not w.startswith(word) and is_subsequence(word, skeleton)
+                and len(word) >= READING.role_abbreviation_share * len(skeleton)):
+            return True
+    return False
+
+
+_VOWELS = frozenset("aeiouy")
 
 
 @dataclass(frozen=True)

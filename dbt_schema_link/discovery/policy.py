@@ -92,6 +92,9 @@ class NameReading:
     truncation: float = 0.9  # `cust` customer: the commonest abbreviation, nearly spelt out
     initial_pieces: float = 0.85  # `hdemo` household_demographics, `cr` catalog_returns
     subsequence: float = 0.75  # `qty` quantity, `mgr` manager: more ways to be wrong
+    #: a role word's consonants an abbreviation of it keeps at least (`mgr` 3 of manager's 4,
+    #: `rprt` 4 of report's 4; `ssn` keeps 3 of salesman's 5: a social security number)
+    role_abbreviation_share: float = 0.7
 
 
 @dataclass(frozen=True)

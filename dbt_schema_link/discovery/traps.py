@@ -121,11 +121,14 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
     if child.family not in _NAMELESS_FAMILIES or parent.family not in _NAMELESS_FAMILIES:
         return TrapCheck.refused(Trap.VALUE_TYPE, f"value-only links on {child.family.value} columns need name "
                                                   "evidence")
-    if child.family is not parent.family:
-        # numbers kept as text (street numbers, codes) fit any dense integer key; a type that
-        # drifted is told by its name
+    if child.family is not parent.family and not _measured_beyond_chance(child, parent, settings):
+        # numbers kept as text (street numbers, codes) fit any dense integer key, and a text
+        # child's numbers have no measured range to weigh that chance by; a type that drifted is
+        # told by its name, or by a child's numbers no chance explains (sparse ids against their
+        # zero-padded text copies)
         return TrapCheck.refused(Trap.VALUE_TYPE, (
-            f"a value-only link from {child.family.value} to {parent.family.value} needs name evidence"))
+            f"a value-only link from {child.family.value} to {parent.family.value} needs name evidence "
+            "or measured numbers chance cannot explain"))
     if child.pk_score >= KEY.own_key_named and child.unique:  # named as its own relation's key (id, <table>_id)
         return TrapCheck.refused(Trap.KEY_TO_KEY, f"{child.label} is its own relation's key; keys numbered "
                                                   "alike overlap")
@@ -211,6 +214,14 @@ def fit_note(child: ColInfo, parent: ColInfo) -> str:
             f"keys {p.min_value:g}..{p.max_value:g} as keys drawn from them would and no other key holds "
             "them nearly as tightly, but a quantity counted from 1 would fit as well, so values alone never "
             f"lift the confidence above {CAPS.value_fit_only:.2f}")
+
+
+def _measured_beyond_chance(child: ColInfo, parent: ColInfo, settings: DiscoverySettings) -> bool:
+    """The child's numbers have a measured range and chance cannot explain that the parent holds
+    them (``overlap_surprise`` at least ``nameless_min_surprise``)."""
+    c = child.profile
+    return (c is not None and c.min_value is not None and c.max_value is not None
+            and overlap_surprise(child, parent) >= settings.nameless_min_surprise)
 
 
 def _numbered_inside(child: ColInfo, parent: ColInfo) -> bool:

@@ -8,6 +8,7 @@ top values, flags); ``Warehouse.verifier()`` answers exact containment from the 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
@@ -44,10 +45,16 @@ def minhash(values: Iterable[str], k: int = K) -> tuple[int, ...] | None:
     return tuple(int(x) for x in mixed.min(axis=0))
 
 
+#: ``schema_link__padded_number_pattern``: number text with another canonical form.
+PADDED_NUMBER = re.compile(r"-?(0[0-9]{1,14}|[0-9]{1,15}[.]0+)")
+
+
 def canonical(value) -> str:
+    """``schema_link_canonical_text``: trimmed text, '00017' and '17.0' written as '17'."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    return str(value).strip()
+    text = str(value).strip()
+    return str(int(float(text))) if PADDED_NUMBER.fullmatch(text) else text
 
 
 class Warehouse:

@@ -48,6 +48,10 @@ def test_key_suffixes_prefixes_and_generic_keys():
     ("manager_id", Role.HIERARCHY), ("parent_id", Role.HIERARCHY), ("ReportsTo", Role.HIERARCHY),
     ("parent_category_id", Role.HIERARCHY),
     ("manager_name", None), ("customer_id", None), ("caused_by_ship_id", None),
+    # role words abbreviated as their consonants are (first letter kept, most consonants kept)
+    ("mgr_id", Role.HIERARCHY), ("rprt_to", Role.HIERARCHY), ("ownr_id", Role.PERSON), ("asgn_id", Role.PERSON),
+    # ... but not words with their own vowels, truncations, or a few consonants shared by chance
+    ("pet_id", None), ("age", None), ("sup_id", None), ("ssn", None), ("mgr_name", None),
 ])
 def test_role_names(name, role):
     assert analyse_column(name).role is role
