@@ -82,7 +82,7 @@ def name_evidence(child: ColInfo, parent: ColInfo, matches: RelationMatches | No
     # how much a column that is its own relation's key names that relation (``owners.owner_id``)
     own = max(match(child, None)[:2]) if parent_key and not same and child.is_table_key() else 0.0
     # within one relation names count only for a hierarchy role (parent_category_id in categories)
-    if parent_key and (not same or cp.role is Role.HIERARCHY):
+    if parent_key and (not same or cp.role in (Role.HIERARCHY, Role.TREE)):
         pattern, fuzzy, via = match(child, parent)
         if own and own >= max(pattern, fuzzy):
             pattern = fuzzy = 0.0  # its name is explained by its own relation
@@ -99,9 +99,12 @@ def name_evidence(child: ColInfo, parent: ColInfo, matches: RelationMatches | No
         if cp.role is Role.PERSON:
             strength = people
             where = "a table of people"
-        else:
-            strength = NAMES.role_own_table if same else NAMES.role_people_factor * people
-            where = "its own table" if same else "a table of people"
+        elif cp.role is Role.TREE:
+            strength = NAMES.role_own_table if same else 0.0
+            where = "its own table"
+        else:  # a person's superior: its own table when that holds people, else a table of people
+            strength = NAMES.role_own_table * people if same else NAMES.role_people_factor * people
+            where = "its own table of people" if same else "a table of people"
         if strength > 0:
             out.append(Evidence(
                 Signal.ROLE_NAME, strength,

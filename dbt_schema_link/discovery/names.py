@@ -74,7 +74,10 @@ class Role(Enum):
     """What a role-named column points at."""
 
     PERSON = "person"  # created_by, owner_id, assigned_to, support_rep_id -> a people table
-    HIERARCHY = "hierarchy"  # manager_id, parent_id, reports_to -> the same table (or people)
+    #: manager_id, reports_to -> the same table when it holds people, else a table of people
+    #: (``stores.manager_id`` names an employee, not a store)
+    HIERARCHY = "hierarchy"
+    TREE = "tree"  # parent_id, parent_category_id -> the same table, whatever it holds
 
 
 _PERSON_ROLE_WORDS = frozenset({
@@ -83,12 +86,13 @@ _PERSON_ROLE_WORDS = frozenset({
     "salesman", "recruiter", "interviewer", "modifier", "updater", "submitter", "handler",
 })
 _HIERARCHY_ROLE_WORDS = frozenset({
-    "manager", "supervisor", "boss", "parent", "superior", "mentor", "lead", "referrer",
+    "manager", "supervisor", "boss", "superior", "mentor", "lead", "referrer",
 })
+_TREE_ROLE_WORDS = frozenset({"parent"})
 _PERSON_VERB_TO = frozenset({"assigned", "sent", "delegated", "escalated", "allocated"})
 _HIERARCHY_VERB_TO = frozenset({"report", "reports", "reporting"})
 
-_ROLE_WORDS = _PERSON_ROLE_WORDS | _HIERARCHY_ROLE_WORDS | _PERSON_VERB_TO | _HIERARCHY_VERB_TO
+_ROLE_WORDS = _PERSON_ROLE_WORDS | _HIERARCHY_ROLE_WORDS | _TREE_ROLE_WORDS | _PERSON_VERB_TO | _HIERARCHY_VERB_TO
 
 _FLAG_FIRST = frozenset({"is", "has", "can", "should", "was", "flag"})
 _FLAG_LAST = frozenset({"flag", "yn", "ind", "bool"})
@@ -266,16 +270,18 @@ def _role_of(head: tuple[str, ...], keyed: bool) -> Role | None:
             return Role.PERSON
     # a role word must be the head noun (``manager_id``, ``support_rep_id``), not a modifier
     # (``manager_name`` is a name, not a reference)
-    if _is_one_of(head[-1], _HIERARCHY_ROLE_WORDS):
-        return Role.HIERARCHY
-    if _is_one_of(head[-1], _PERSON_ROLE_WORDS):
-        return Role.PERSON
+    for words, role in _ROLE_OF_WORD:
+        if _is_one_of(head[-1], words):
+            return role
     # ... or lead a key name: parent_category_id, owner_user_id (but not manager_name)
-    if keyed and len(head) > 1 and _is_one_of(head[0], _HIERARCHY_ROLE_WORDS):
-        return Role.HIERARCHY
-    if keyed and len(head) > 1 and _is_one_of(head[0], _PERSON_ROLE_WORDS):
-        return Role.PERSON
+    for words, role in _ROLE_OF_WORD if keyed and len(head) > 1 else ():
+        if _is_one_of(head[0], words):
+            return role
     return None
+
+
+_ROLE_OF_WORD = ((_TREE_ROLE_WORDS, Role.TREE), (_HIERARCHY_ROLE_WORDS, Role.HIERARCHY),
+                 (_PERSON_ROLE_WORDS, Role.PERSON))
 
 
 @functools.lru_cache(maxsize=1 << 14)  # a project's columns share few head words

@@ -95,6 +95,19 @@ def test_role_names_point_at_people_and_at_the_same_table():
         assert link.has(Signal.ROLE_NAME)
 
 
+def test_a_superior_role_in_a_table_that_holds_no_people_names_no_row_of_it():
+    # i_manager_id in item: a manager is a person, not an item, though the numbers 1..100 fall
+    # inside the items' dense keys; parent_category_id is a tree inside any table
+    rng = random.Random(21)
+    w = Warehouse()
+    w.table("item", {"i_item_sk": (INT, ids(1800)), "i_manager_id": (INT, sample(rng, ids(100), 1800))})
+    w.table("category", {"category_id": (INT, ids(40)), "parent_category_id": (INT, [None] + sample(rng, ids(8), 39))})
+    links = run(w, min_confidence=TRAP_BAR)
+    assert not [link for link in links.inferred if link.child.column == "i_manager_id"]
+    (tree,) = [link for link in links.inferred if link.child.column == "parent_category_id"]
+    assert tree.parent.column == "category_id" and tree.has(Signal.ROLE_NAME)
+
+
 def test_a_relations_own_key_named_for_it_is_no_role():
     # owners.owner_id is owners' key, not an owner role pointing at the people in users (keyed alike)
     names = [f"n{i}" for i in range(20)]

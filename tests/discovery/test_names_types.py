@@ -45,8 +45,8 @@ def test_key_suffixes_prefixes_and_generic_keys():
 @pytest.mark.parametrize("name, role", [
     ("created_by", Role.PERSON), ("opened_by", Role.PERSON), ("assigned_to", Role.PERSON),
     ("owner_id", Role.PERSON), ("support_rep_id", Role.PERSON),
-    ("manager_id", Role.HIERARCHY), ("parent_id", Role.HIERARCHY), ("ReportsTo", Role.HIERARCHY),
-    ("parent_category_id", Role.HIERARCHY),
+    ("manager_id", Role.HIERARCHY), ("parent_id", Role.TREE), ("ReportsTo", Role.HIERARCHY),
+    ("parent_category_id", Role.TREE),
     ("manager_name", None), ("customer_id", None), ("caused_by_ship_id", None),
     # role words abbreviated as their consonants are (first letter kept, most consonants kept)
     ("mgr_id", Role.HIERARCHY), ("rprt_to", Role.HIERARCHY), ("ownr_id", Role.PERSON), ("asgn_id", Role.PERSON),
