@@ -531,14 +531,16 @@ def abbreviation_score(short: str, words_: tuple[str, ...]) -> float:
         return READING.truncation
     if len(words_) > 1 and _pieces(short, words_):
         return READING.initial_pieces
-    if len(short) >= 3 and is_subsequence(short, whole) and (
-            short[-1] == whole[-1] or len(short) >= SUBSEQUENCE_MIN_SHARE * len(whole)):
+    # over several words the last letter proves little: `created` is spelt inside
+    # central_department_record, first and last letters too
+    kept = len(short) >= SUBSEQUENCE_MIN_SHARE * len(whole)
+    if len(short) >= 3 and is_subsequence(short, whole) and (kept or (short[-1] == whole[-1] and len(words_) == 1)):
         return READING.subsequence  # qty ~ quantity, btl ~ battle
     return 0.0
 
 
-#: A subsequence abbreviation that does not keep the last letter must keep this share of the
-#: letters (``btl`` battle: 3 of 6).
+#: A subsequence abbreviation that does not keep the last letter of a one-word name, or that
+#: abbreviates a name of several words, must keep this share of the letters (``btl`` battle: 3 of 6).
 SUBSEQUENCE_MIN_SHARE = 0.5
 
 

@@ -185,6 +185,10 @@ def test_hungarian_type_tags_are_not_words():
     ("xyz", ("customer",), 0.0),
     ("cstmr", ("order",), 0.0),
     ("customer", ("customer",), 0.0),           # equal is not an abbreviation
+    # over several words a subsequence must keep half the letters: `created` is spelt inside
+    # central_department_record, ends and all (the scale benchmark's created_by columns)
+    ("created", ("central", "department", "record"), 0.0),
+    ("ordrln", ("order", "line"), 0.75),
 ])
 def test_abbreviation_rules(short, words_, expected):
     assert abbreviation_score(short, words_) == expected
