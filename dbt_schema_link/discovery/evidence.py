@@ -16,7 +16,9 @@ from enum import Enum
 import numpy as np
 
 from dbt_schema_link.discovery.features import ColInfo, keys_calendar, unrelated_sources
-from dbt_schema_link.discovery.names import MEASURE_WORDS, Role, affix_similarity, fuzzy_similarity, may_abbreviate
+from dbt_schema_link.discovery.names import (
+    KEY_PREFIXES, MEASURE_WORDS, NameParts, Role, affix_similarity, fuzzy_similarity, may_abbreviate,
+)
 from dbt_schema_link.discovery.policy import CARDINALITY, KEY, NAMES, SURPRISE_FULL, TYPES, VALUES
 from dbt_schema_link.discovery.records import Evidence, Signal
 from dbt_schema_link.discovery.settings import DiscoverySettings
@@ -73,7 +75,7 @@ def name_evidence(child: ColInfo, parent: ColInfo, matches: RelationMatches | No
     parent_key = parent.is_table_key()
     prel = parent.rel
     same = child.rel is prel
-    if cp.norm == pp.norm and not cp.generic and not same:
+    if _same_name(cp, pp) and not cp.generic and not same:
         if cp.keyness >= NAMES.key_name_min:
             strength = NAMES.exact_to_key if parent_key else NAMES.exact_to_unique
         else:
@@ -111,6 +113,15 @@ def name_evidence(child: ColInfo, parent: ColInfo, matches: RelationMatches | No
                 f"{child.ref.column!r} is a {cp.role.value} role pointing at {where}",
             ))
     return out
+
+
+def _same_name(cp: NameParts, pp: NameParts) -> bool:
+    """The same normalized name, or the same name behind each side's own key marker
+    (``fk_customer_id`` and ``pk_customer_id``: the Hungarian style marks which side is which)."""
+    if cp.norm == pp.norm:
+        return True
+    a, b = cp.tokens, pp.tokens
+    return len(a) > 1 and len(b) > 1 and a[0] in KEY_PREFIXES and b[0] in KEY_PREFIXES and a[1:] == b[1:]
 
 
 def relation_match(child: ColInfo, parent: ColInfo | None) -> tuple[float, float, str]:

@@ -65,6 +65,17 @@ def test_name_patterns(parent_table, parent_col, child_col, with_profiles):
     assert link.confidence >= 0.5
 
 
+def test_hungarian_key_markers_name_the_same_column():
+    # fk_customer_id and pk_customer_id are one name, each side marked as what it is; a relation
+    # never loaded has only its names to go by (northwind's customer_customer_demo, Hungarian style)
+    w = Warehouse()
+    w.table("tbl_customers", {"pk_customer_id": (TEXT, [f"C{i:03d}" for i in range(90)]),
+                              "str_name": (TEXT, [f"n{i}" for i in range(90)])})
+    w.table("tbl_customer_demo", {"fk_customer_id": (TEXT, []), "fk_type_id": (TEXT, [])})
+    (link,) = [link for link in run(w).inferred if link.child.column == "fk_customer_id"]
+    assert link.parent.column == "pk_customer_id" and link.has(Signal.NAME_EXACT)
+
+
 @pytest.mark.parametrize("with_profiles", [True, False])
 def test_bare_id_columns_are_not_a_name_match(with_profiles):
     w = Warehouse()
