@@ -66,6 +66,8 @@ class ColInfo:
     declared_pk: bool = False
     table_key: bool = False  # among its relation's key_columns (asked once per scored pair)
     aggregate: bool = False  # its model's SQL computes it with count/sum/avg (set from SqlFacts)
+    #: its name's head is a name of another relation of the project (``concert_id``: ``concert``)
+    names_relation: bool = False
     key: tuple[str, str] = field(init=False)  # ref.key(): the column's case-insensitive identity
     has_values: bool = field(init=False)
     all_null: bool = field(init=False)  # profiled and holds no value: its type is the loader's guess
@@ -140,6 +142,9 @@ def build_features(project: Project, profiles: ProfileSet | None, settings: Disc
     vocabulary = Vocabulary((key for names in rel_names.values() for key in names.keys),
                             (w for names in rel_names.values() for ws in names.key_words.values() for w in ws))
     rel_names = {uid: with_compound_heads(names, vocabulary.word) for uid, names in rel_names.items()}
+    # the heads that name a relation: a column named by one says which relation it belongs to
+    relation_heads = {key for names in rel_names.values() for key, weight in names.keys.items()
+                      if weight >= KEY.names_relation_min}
     # one NameParts per distinct name: warehouses repeat names (customer_id in hundreds of
     # relations), and discovery keys its per-name memos by them (equal objects are the same one)
     parts_of: dict[tuple[str, bool], NameParts] = {}
@@ -180,12 +185,21 @@ def build_features(project: Project, profiles: ProfileSet | None, settings: Disc
                 ref=ColumnRef(uid, col.name), rel=info, position=position, parts=parts, family=family,
                 profile=cprof, signature=sig, borrowed=borrowed,
                 day_values=_holds_days(family, col.data_type or (cprof.data_type if cprof else None), cprof, parts),
+                names_relation=_names_another(parts, names, relation_heads),
             )
             info.columns.append(ci)
             columns.append(ci)
         _classify_columns(info, settings)
     by_ref = {c.ref.key(): c for c in columns}
     return Features(relations=relations, columns=columns, by_ref=by_ref, k=k)
+
+
+def _names_another(parts: NameParts, own: RelationNames, relation_heads: set[str]) -> bool:
+    """The column's name is a name of some relation and not of its own (``friend.friend_id``
+    names a person in the friend relation, not another relation)."""
+    head = parts.head_key
+    return (not parts.generic and head in relation_heads
+            and own.keys.get(head, 0.0) < KEY.names_relation_min)
 
 
 def _relation_names(rel: Relation) -> list[str]:

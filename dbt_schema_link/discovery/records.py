@@ -36,6 +36,8 @@ class Trap(str, Enum):
     MEASURE = "measure"  # a quantity/amount column inside an id range, no names
     VALUE_TYPE = "value_type"  # nameless value link on dates/decimals/booleans, or across type families
     CROSS_SOURCE = "cross_source"  # two unrelated sources, and chance or names alone explain it
+    #: no name links the pair, and the child's name names another relation: values never overrule it
+    NAMED_ELSEWHERE = "named_elsewhere"
     #: an all-NULL child whose name has no key marker and names the parent by one word of several
     EMPTY_CHILD = "empty_child"
     CONTRADICTED = "contradicted"  # names say the pair joins, the exact check finds (almost) no value

@@ -117,6 +117,12 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
         return PASSED
     if is_calendar_pair(child, parent, settings):
         return PASSED  # days of a calendar: the calendar holds every day, so no chance argument applies
+    if child.names_relation and parent.rel.names.keys.get(child.parts.head_key, 0.0) < KEY.names_relation_min:
+        # `race_id` says which relation it references; small ids that another key also holds
+        # say only that both are numbered from 1
+        return TrapCheck.refused(Trap.NAMED_ELSEWHERE, (
+            f"{child.label} is named for the relation {child.parts.head_key!r}, not "
+            f"{parent.rel.relation.short_name}, and values alone never overrule a name"))
     # value-only: chance must not explain the overlap
     if child.family not in _NAMELESS_FAMILIES or parent.family not in _NAMELESS_FAMILIES:
         return TrapCheck.refused(Trap.VALUE_TYPE, f"value-only links on {child.family.value} columns need name "

@@ -410,6 +410,22 @@ def test_a_few_ids_that_span_one_dense_key_name_their_parent_by_fit():
     assert run(w).inferred == []
 
 
+def test_values_never_overrule_a_name_that_names_another_relation():
+    # the six ids that name singer by fit, in a column named for another relation of the project
+    # (``record_id``; records keyed 5000..5299 hold none of them: a half-loaded source): the
+    # name says which relation it references, and small ids singer's key also holds say only
+    # that both count from 1 (before: linked to singer by fit)
+    w = songs_by([1, 2, 3, 5, 6, 7])
+    w.table("record", {"record_id": (INT, ids(300, 5000)), "title": (TEXT, [f"r{i}" for i in range(300)])})
+    w.table("track", {"track_id": (INT, ids(40, 9000)), "record_id": (INT, [[1, 2, 3, 5, 6, 7][i % 6] for i in range(40)])})
+    assert pairs(run(w).inferred) == {("song.provider", "singer.singer_id")}
+    # a name of the child's own relation is no other relation's (``friend.friend_id`` is a person)
+    w = songs_by([1, 2, 3, 5, 6, 7])
+    w.table("provider", {"provider_id": (INT, [[1, 2, 3, 5, 6, 7][i % 6] for i in range(40)]),
+                         "note": (TEXT, [f"n{i}" for i in range(40)])})
+    assert ("provider.provider_id", "singer.singer_id") in pairs(run(w).inferred)
+
+
 def test_a_childs_own_key_holding_its_values_too_says_chance_explains_them():
     # 90 numbers 3..359 inside makes 1..406 and inside their own relation's ids 1..406: any
     # dense range holds them, so no value-only link (the own key is no parent, but it is a
