@@ -51,6 +51,9 @@ MEASURE_WORDS = frozenset({
     "visit", "hit",
 })
 
+#: The measure words that never end a key name (``nmbr`` is ``number``, a key suffix as often)
+_MEASURE_NOT_KEY = MEASURE_WORDS - frozenset(KEY_SUFFIXES)
+
 #: Tokens that name a date (a text column of ISO days too many to list is read as days by them).
 DATE_WORDS = frozenset({"date", "day", "dt"})
 
@@ -249,7 +252,8 @@ def analyse_column(name: str, known: Vocabulary | None = None, glued: bool = Fal
         keyness = max(keyness, READING.role_keyness)
     elif len(head) > 1 and head[-1] in PREPOSITIONS:
         keyness = max(keyness, READING.preposition_keyness)  # "ship_via", "paid_with": a reference to something
-    measure = keyness == 0.0 and any(t in MEASURE_WORDS for t in toks)
+    # a measure word abbreviated as its consonants is one too (``lvl``, ``rtg``), as a role word is
+    measure = keyness == 0.0 and any(t in MEASURE_WORDS or _is_one_of(t, _MEASURE_NOT_KEY) for t in toks)
     counts = keyness == 0.0 and bool(toks) and (toks[0] in AGGREGATE_WORDS or toks[-1] in AGGREGATE_WORDS)
     flag_name = bool(toks) and (toks[0] in _FLAG_FIRST or toks[-1] in _FLAG_LAST)
     return NameParts(
@@ -288,8 +292,8 @@ _ROLE_OF_WORD = ((_TREE_ROLE_WORDS, Role.TREE), (_HIERARCHY_ROLE_WORDS, Role.HIE
 def _is_one_of(word: str, words: frozenset[str]) -> bool:
     """``word`` is one of ``words``, or abbreviates one as its consonants do: the first letter,
     then consonants only, in order, ending on its last consonant and keeping most of them
-    (``READING.role_abbreviation_share``: ``mgr`` manager, ``rprt`` report, ``ownr`` owner). A
-    word with its own vowels (``age``, ``pet``) is a word, not an abbreviation; a truncation
+    (``READING.role_abbreviation_share``: ``mgr`` manager, ``rprt`` report, ``ownr`` owner; of
+    the measure words, ``lvl`` level, ``rtg`` rating). A word with its own vowels (``age``, ``pet``) is a word, not an abbreviation; a truncation
     (``sup``: supervisor, superior or supplier?) says too little to be read as a role."""
     if word in words:
         return True

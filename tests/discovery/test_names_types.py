@@ -64,6 +64,9 @@ def test_measure_and_flag_names():
     assert analyse_column("units_sold").measure
     assert not analyse_column("unit_id").measure
     assert not analyse_column("size_code").measure  # key-like wins
+    # a measure word abbreviated as its consonants, as role words are (museum_visit abbreviated)
+    assert analyse_column("lvl_of_mem").measure and analyse_column("avg_rtg").measure
+    assert not analyse_column("lvl_id").measure and not analyse_column("cont_nmbr").measure
     assert analyse_column("is_active").flag_name and analyse_column("deleted_flag").flag_name
 
 
