@@ -11,7 +11,9 @@ What
     convention), and written as the table the package ships:
     ``dbt_schema_link/discovery/calibration.py`` (``--write``). The reliability table — for bins
     of confidence, the share of *accepted* links that are declared FKs (strict, and lenient as in
-    fkbench) — is printed for both halves, with the weights in force.
+    fkbench) — is printed for both halves, with the weights in force, and within each bin per
+    basis: names and values, values alone (no name, SQL join or calendar says the pair joins),
+    names only (scored without values).
 
 Input
     Projects prepared by ``benchmarks/conventions.py`` (``<workdir>/<convention>/<db>/`` with
@@ -53,8 +55,10 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from dbt_schema_link.artifacts.manifest import read_project  # noqa: E402
 from dbt_schema_link.discovery import DiscoverySettings, calibration, discover  # noqa: E402
+from dbt_schema_link.discovery.evidence import has_name_signal  # noqa: E402
 from dbt_schema_link.discovery.policy import PRIOR_L2, PRIOR_WEIGHTS  # noqa: E402
 from dbt_schema_link.discovery.records import Signal  # noqa: E402
+from dbt_schema_link.links import Link, LinkKind  # noqa: E402
 from dbt_schema_link.discovery.scoring import FITTED_SIGNALS, VALUE_SIGNALS  # noqa: E402
 from dbt_schema_link.profiling.records import ContainmentResult  # noqa: E402
 from dbt_schema_link.profiling.stored import stored_profiles  # noqa: E402
@@ -149,13 +153,13 @@ def run_database(folder: Path) -> tuple | None:
     sc = scoring.score(found, truth)
     parents = truth.parents_of()
     accepted = []
-    for link in data["links"]:
-        if link["kind"] != "inferred":
+    for link in links.links:
+        if link.kind is not LinkKind.INFERRED:
             continue
-        p = databases.pair((table_of(link["child"]["relation"]), link["child"]["column"]),
-                           (table_of(link["parent"]["relation"]), link["parent"]["column"]))
+        p = databases.pair((table_of(link.child.relation), link.child.column),
+                           (table_of(link.parent.relation), link.parent.column))
         strict = p in truth.pairs
-        accepted.append((link["confidence"], strict, strict or scoring.is_lenient_match(p, truth, parents)))
+        accepted.append((link.confidence, strict, strict or scoring.is_lenient_match(p, truth, parents), basis(link)))
     misses = sorted(tuple(sorted(p)) for p in truth.pairs - found)
     extras = sorted(tuple(sorted(p)) for p in found - truth.pairs if not scoring.is_lenient_match(p, truth, parents))
     return rows, sc, accepted, misses, extras
@@ -234,7 +238,24 @@ def write_table(fits: dict[str, tuple[float, np.ndarray, int, int]], source: str
     CALIBRATION_PY.write_text("\n".join(lines) + "\n")
 
 
-def reliability(accepted: list[tuple[float, bool, bool]]) -> list[str]:
+#: What a link's confidence rests on, for the reliability table's rows within a bin: each basis
+#: fills the bins differently (value-only links stop at ``CAPS.value_fit_only``)
+BASES = ("names and values", "values alone", "names only")
+
+
+def basis(link: Link) -> str:
+    """Scored without values (``names_only``); with no name, SQL join or calendar saying the pair
+    joins (values alone); or names (or SQL) and values together."""
+    if link.names_only:
+        return BASES[2]
+    spoken = has_name_signal(link.evidence) or any(
+        e.signal in (Signal.SQL_JOIN, Signal.CALENDAR_KEY) for e in link.evidence)
+    return BASES[0] if spoken else BASES[1]
+
+
+def reliability(accepted: list[tuple[float, bool, bool, str]]) -> list[str]:
+    """Per confidence bin, the share of accepted links that are declared FKs (and lenient), then
+    the same per basis (:func:`basis`)."""
     out = []
     for lo, hi in BINS:
         inside = [a for a in accepted if lo <= a[0] < hi]
@@ -244,6 +265,11 @@ def reliability(accepted: list[tuple[float, bool, bool]]) -> list[str]:
         strict = sum(a[1] for a in inside) / len(inside)
         lenient = sum(a[2] for a in inside) / len(inside)
         out.append(f"  [{lo:.1f}, {min(hi, 1.0):.1f}]  n={len(inside):4d}  declared FK {strict:.3f}  lenient {lenient:.3f}")
+        for name in BASES:
+            part = [a for a in inside if a[3] == name]
+            if part:
+                out.append(f"      {name:18s} n={len(part):4d}  declared FK {sum(a[1] for a in part) / len(part):.3f}"
+                           f"  lenient {sum(a[2] for a in part) / len(part):.3f}")
     return out
 
 
