@@ -142,7 +142,7 @@ def build_features(project: Project, profiles: ProfileSet | None, settings: Disc
     vocabulary = Vocabulary((key for names in rel_names.values() for key in names.keys),
                             (w for names in rel_names.values() for ws in names.key_words.values() for w in ws))
     rel_names = {uid: with_compound_heads(names, vocabulary.word) for uid, names in rel_names.items()}
-    # the heads that name a relation: a column named by one says which relation it belongs to
+    # the heads that name a relation: a column named by one says which relation it references
     relation_heads = {key for names in rel_names.values() for key, weight in names.keys.items()
                       if weight >= KEY.names_relation_min}
     # one NameParts per distinct name: warehouses repeat names (customer_id in hundreds of

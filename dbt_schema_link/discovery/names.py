@@ -293,8 +293,9 @@ def _is_one_of(word: str, words: frozenset[str]) -> bool:
     """``word`` is one of ``words``, or abbreviates one as its consonants do: the first letter,
     then consonants only, in order, ending on its last consonant and keeping most of them
     (``READING.role_abbreviation_share``: ``mgr`` manager, ``rprt`` report, ``ownr`` owner; of
-    the measure words, ``lvl`` level, ``rtg`` rating). A word with its own vowels (``age``, ``pet``) is a word, not an abbreviation; a truncation
-    (``sup``: supervisor, superior or supplier?) says too little to be read as a role."""
+    the measure words, ``lvl`` level, ``rtg`` rating). A word with its own vowels (``age``,
+    ``pet``) is a word, not an abbreviation; a truncation (``sup``: supervisor, superior or
+    supplier?) says too little to be read as a role."""
     if word in words:
         return True
     if len(word) < 3 or _VOWELS.intersection(word[1:]):
