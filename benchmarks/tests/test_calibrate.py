@@ -6,7 +6,9 @@ import sys
 import numpy as np
 
 import calibrate
+from dbt_schema_link.artifacts.records import ColumnRef
 from dbt_schema_link.discovery.scoring import FITTED_SIGNALS
+from dbt_schema_link.links import Cardinality, Evidence, Link, Provenance, Signal
 
 
 def _rows(weights, bias, n, rng):
@@ -50,7 +52,25 @@ def test_written_table_loads(tmp_path, monkeypatch):
 
 
 def test_reliability_bins_count_shares():
-    lines = calibrate.reliability([(0.95, True, True), (0.92, False, True), (0.6, False, False)])
+    names, values = calibrate.BASES[0], calibrate.BASES[1]
+    lines = calibrate.reliability([(0.95, True, True, names), (0.92, False, True, names), (0.6, False, False, values),
+                                   (0.55, True, True, names)])
     assert "n=   2  declared FK 0.500  lenient 1.000" in lines[0]
-    assert "n=0" in lines[1]
-    assert "declared FK 0.000" in lines[2]
+    assert lines[1].strip().startswith(names) and "n=   2" in lines[1]  # the bin's one basis
+    assert "n=0" in lines[2]
+    assert "n=   2  declared FK 0.500" in lines[3]
+    assert [line.split()[0] for line in lines[4:]] == ["names", "values"]
+    assert "declared FK 1.000" in lines[4] and "declared FK 0.000" in lines[5]
+
+
+def test_basis_of_a_link_is_what_its_confidence_rests_on():
+    child, parent = ColumnRef("model.p.song", "provider"), ColumnRef("model.p.singer", "singer_id")
+
+    def link(*signals: Signal, names_only: bool = False) -> Link:
+        return Link(child, parent, Provenance.INFERRED, 0.6, Cardinality.MANY_TO_ONE,
+                    tuple(Evidence(s, 1.0, "") for s in signals), names_only=names_only)
+
+    assert calibrate.basis(link(Signal.TYPE_MATCH, Signal.EXACT_CONTAINMENT)) == calibrate.BASES[1]
+    assert calibrate.basis(link(Signal.NAME_EXACT, Signal.EXACT_CONTAINMENT)) == calibrate.BASES[0]
+    assert calibrate.basis(link(Signal.SQL_JOIN, Signal.EXACT_CONTAINMENT)) == calibrate.BASES[0]
+    assert calibrate.basis(link(Signal.NAME_EXACT, names_only=True)) == calibrate.BASES[2]
