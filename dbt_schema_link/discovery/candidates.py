@@ -138,7 +138,7 @@ def filed(rel: RelInfo, roles: NameRoles) -> Filed:
     out = Filed([(NameTable.NORM, rel.columns[i].parts.norm, rel.columns[i]) for i in parents])
     if not keyed:
         return out
-    strong = [key for key, weight in rel.names.keys.items() if weight >= KEY.names_relation_min]
+    strong = rel.names.strong_keys()
     out.relation = {
         NameTable.RELATION_KEY: set(rel.names.keys),
         NameTable.AFFIX: {affix for key in strong for affix in affixes(key)},

@@ -17,7 +17,7 @@ from dbt_schema_link.discovery.evidence import (
     surprise_evidence, type_evidence, value_evidence, values_agree,
 )
 from dbt_schema_link.discovery.features import ColInfo
-from dbt_schema_link.discovery.policy import CAPS, CARDINALITY, KEY, NAMES, TYPES, VALUES
+from dbt_schema_link.discovery.policy import CAPS, CARDINALITY, NAMES, TYPES, VALUES
 from dbt_schema_link.discovery.records import Evidence, Signal, Trap
 from dbt_schema_link.discovery.scoring import VALUE_SIGNALS, confidence, score
 from dbt_schema_link.discovery.settings import DiscoverySettings
@@ -238,7 +238,7 @@ def _short_of_containment(child: ColInfo, parent: ColInfo, exact: ContainmentRes
             and settings.partial_min_containment <= exact.containment < settings.min_exact_containment):
         return False
     refers = (parent.is_table_key() and child.parts.keyness >= NAMES.key_name_min) or \
-        parent.rel.names.keys.get(child.parts.head_key, 0.0) >= KEY.names_relation_min
+        parent.rel.names.named_by(child.parts.head_key)
     c, p = child.profile, parent.profile
     if not refers or c is None or p is None:
         return refers

@@ -19,7 +19,7 @@ from dbt_schema_link.discovery.features import ColInfo, keys_calendar, unrelated
 from dbt_schema_link.discovery.names import (
     KEY_PREFIXES, MEASURE_WORDS, NameParts, Role, affix_similarity, fuzzy_similarity, may_abbreviate,
 )
-from dbt_schema_link.discovery.policy import CARDINALITY, KEY, NAMES, SURPRISE_FULL, TYPES, VALUES
+from dbt_schema_link.discovery.policy import CARDINALITY, NAMES, SURPRISE_FULL, TYPES, VALUES
 from dbt_schema_link.discovery.records import Evidence, Signal
 from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.sqlfacts import SqlJoin
@@ -184,11 +184,11 @@ def designates(child: ColInfo, parent: ColInfo) -> bool:
     for gram, weight in child.parts.head_ngrams().items():
         if weight < NAMES.signal_min:
             continue
-        if names.keys.get(gram, 0.0) >= KEY.names_relation_min:
+        if names.named_by(gram):
             return True
         if may_abbreviate(child.parts):
             abbr, key = names.abbreviation(gram)
-            if abbr and names.keys.get(key, 0.0) >= KEY.names_relation_min and gram not in names.key_words.get(key, ()):
+            if abbr and names.named_by(key) and gram not in names.key_words.get(key, ()):
                 return True
     return False
 

@@ -143,8 +143,7 @@ def build_features(project: Project, profiles: ProfileSet | None, settings: Disc
                             (w for names in rel_names.values() for ws in names.key_words.values() for w in ws))
     rel_names = {uid: with_compound_heads(names, vocabulary.word) for uid, names in rel_names.items()}
     # the heads that name a relation: a column named by one says which relation it references
-    relation_heads = {key for names in rel_names.values() for key, weight in names.keys.items()
-                      if weight >= KEY.names_relation_min}
+    relation_heads = {key for names in rel_names.values() for key in names.strong_keys()}
     # one NameParts per distinct name: warehouses repeat names (customer_id in hundreds of
     # relations), and discovery keys its per-name memos by them (equal objects are the same one)
     parts_of: dict[tuple[str, bool], NameParts] = {}
@@ -198,8 +197,7 @@ def _names_another(parts: NameParts, own: RelationNames, relation_heads: set[str
     """The column's name is a name of some relation and not of its own (``friend.friend_id``
     names a person in the friend relation, not another relation)."""
     head = parts.head_key
-    return (not parts.generic and head in relation_heads
-            and own.keys.get(head, 0.0) < KEY.names_relation_min)
+    return not parts.generic and head in relation_heads and not own.named_by(head)
 
 
 def _relation_names(rel: Relation) -> list[str]:
@@ -256,8 +254,7 @@ def _classify_columns(info: RelInfo, settings: DiscoverySettings) -> None:
 
 def _names_own_relation(ci: ColInfo) -> bool:
     """A word of the column's name is its relation's name (`airport` in `airport_kode`)."""
-    keys = ci.rel.names.keys
-    return any(keys.get(word, 0.0) >= KEY.names_relation_min for word in ci.parts.tokens)
+    return any(ci.rel.names.named_by(word) for word in ci.parts.tokens)
 
 
 #: Families a key may come in (decimals, booleans and blobs are not keys).
@@ -282,7 +279,7 @@ def _pk_score(ci: ColInfo) -> float:
     if parts.keyness >= NAMES.key_name_min:
         if parts.generic:
             score = KEY.generic_first if first else KEY.generic_other
-        elif parts.head_key in names.keys and names.keys[parts.head_key] >= KEY.names_relation_min:
+        elif names.named_by(parts.head_key):
             score = KEY.names_relation
         elif (names.abbreviates(parts.head_key) or parts.head_key in names.keys
               or names.abbreviation(parts.head_key)[0] >= KEY.abbreviation_min

@@ -19,7 +19,7 @@ from functools import cached_property
 
 from rapidfuzz import fuzz
 
-from dbt_schema_link.discovery.policy import NAMES, READING
+from dbt_schema_link.discovery.policy import KEY, NAMES, READING
 
 _WORDS = re.compile(r"[A-Z]{2,}s(?![a-z])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
@@ -321,6 +321,15 @@ class RelationNames:
     key_words: dict[str, tuple[str, ...]] = field(default_factory=dict)  # each key's words
     #: ``abbreviation`` answers: asked per candidate pair, and the same words recur across a warehouse
     _abbreviations: dict[str, tuple[float, str]] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def named_by(self, word: str) -> bool:
+        """``word`` is one of this relation's names (as ``KEY.names_relation_min`` allows):
+        ``race`` of ``race``, ``channel`` of ``tv_channel``."""
+        return self.keys.get(word, 0.0) >= KEY.names_relation_min
+
+    def strong_keys(self) -> list[str]:
+        """The keys that are its names (:meth:`named_by`)."""
+        return [key for key, weight in self.keys.items() if weight >= KEY.names_relation_min]
 
     def abbreviates(self, head_key: str) -> bool:
         """``cont`` (ContId) abbreviates ``continent``; ``stu`` (StuID) ``student``."""

@@ -117,7 +117,7 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
         return PASSED
     if is_calendar_pair(child, parent, settings):
         return PASSED  # days of a calendar: the calendar holds every day, so no chance argument applies
-    if child.names_relation and parent.rel.names.keys.get(child.parts.head_key, 0.0) < KEY.names_relation_min:
+    if child.names_relation and not parent.rel.names.named_by(child.parts.head_key):
         # `race_id` says which relation it references; small ids that another key also holds
         # say only that both are numbered from 1
         return TrapCheck.refused(Trap.NAMED_ELSEWHERE, (
@@ -256,7 +256,7 @@ def names_whole(child: ColInfo, parent: ColInfo) -> bool:
     head = child.parts.head_key
     if not head:
         return False
-    if parent.rel.names.keys.get(head, 0.0) >= KEY.names_relation_min:
+    if parent.rel.names.named_by(head):
         return True
     own = _claim(child.rel.names, head)
     return head == parent.parts.head_key and not (own > 0.0 and own >= _claim(parent.rel.names, head))
