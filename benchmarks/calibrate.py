@@ -38,6 +38,7 @@ import json
 import sys
 from collections import defaultdict
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 
 import duckdb
@@ -238,22 +239,26 @@ def write_table(fits: dict[str, tuple[float, np.ndarray, int, int]], source: str
     CALIBRATION_PY.write_text("\n".join(lines) + "\n")
 
 
-#: What a link's confidence rests on, for the reliability table's rows within a bin: each basis
-#: fills the bins differently (value-only links stop at ``CAPS.value_fit_only``)
-BASES = ("names and values", "values alone", "names only")
+class Basis(str, Enum):
+    """What a link's confidence rests on, for the reliability table's rows within a bin: each
+    basis fills the bins differently (value-only links stop at ``CAPS.value_fit_only``)."""
+
+    NAMES_AND_VALUES = "names and values"
+    VALUES_ALONE = "values alone"
+    NAMES_ONLY = "names only"
 
 
-def basis(link: Link) -> str:
+def basis(link: Link) -> Basis:
     """Scored without values (``names_only``); with no name, SQL join or calendar saying the pair
     joins (values alone); or names (or SQL) and values together."""
     if link.names_only:
-        return BASES[2]
+        return Basis.NAMES_ONLY
     spoken = has_name_signal(link.evidence) or any(
         e.signal in (Signal.SQL_JOIN, Signal.CALENDAR_KEY) for e in link.evidence)
-    return BASES[0] if spoken else BASES[1]
+    return Basis.NAMES_AND_VALUES if spoken else Basis.VALUES_ALONE
 
 
-def reliability(accepted: list[tuple[float, bool, bool, str]]) -> list[str]:
+def reliability(accepted: list[tuple[float, bool, bool, Basis]]) -> list[str]:
     """Per confidence bin, the share of accepted links that are declared FKs (and lenient), then
     the same per basis (:func:`basis`)."""
     out = []
@@ -265,10 +270,10 @@ def reliability(accepted: list[tuple[float, bool, bool, str]]) -> list[str]:
         strict = sum(a[1] for a in inside) / len(inside)
         lenient = sum(a[2] for a in inside) / len(inside)
         out.append(f"  [{lo:.1f}, {min(hi, 1.0):.1f}]  n={len(inside):4d}  declared FK {strict:.3f}  lenient {lenient:.3f}")
-        for name in BASES:
-            part = [a for a in inside if a[3] == name]
+        for kind in Basis:
+            part = [a for a in inside if a[3] is kind]
             if part:
-                out.append(f"      {name:18s} n={len(part):4d}  declared FK {sum(a[1] for a in part) / len(part):.3f}"
+                out.append(f"      {kind.value:18s} n={len(part):4d}  declared FK {sum(a[1] for a in part) / len(part):.3f}"
                            f"  lenient {sum(a[2] for a in part) / len(part):.3f}")
     return out
 

@@ -52,11 +52,11 @@ def test_written_table_loads(tmp_path, monkeypatch):
 
 
 def test_reliability_bins_count_shares():
-    names, values = calibrate.BASES[0], calibrate.BASES[1]
+    names, values = calibrate.Basis.NAMES_AND_VALUES, calibrate.Basis.VALUES_ALONE
     lines = calibrate.reliability([(0.95, True, True, names), (0.92, False, True, names), (0.6, False, False, values),
                                    (0.55, True, True, names)])
     assert "n=   2  declared FK 0.500  lenient 1.000" in lines[0]
-    assert lines[1].strip().startswith(names) and "n=   2" in lines[1]  # the bin's one basis
+    assert lines[1].strip().startswith(names.value) and "n=   2" in lines[1]  # the bin's one basis
     assert "n=0" in lines[2]
     assert "n=   2  declared FK 0.500" in lines[3]
     assert [line.split()[0] for line in lines[4:]] == ["names", "values"]
@@ -70,7 +70,7 @@ def test_basis_of_a_link_is_what_its_confidence_rests_on():
         return Link(child, parent, Provenance.INFERRED, 0.6, Cardinality.MANY_TO_ONE,
                     tuple(Evidence(s, 1.0, "") for s in signals), names_only=names_only)
 
-    assert calibrate.basis(link(Signal.TYPE_MATCH, Signal.EXACT_CONTAINMENT)) == calibrate.BASES[1]
-    assert calibrate.basis(link(Signal.NAME_EXACT, Signal.EXACT_CONTAINMENT)) == calibrate.BASES[0]
-    assert calibrate.basis(link(Signal.SQL_JOIN, Signal.EXACT_CONTAINMENT)) == calibrate.BASES[0]
-    assert calibrate.basis(link(Signal.NAME_EXACT, names_only=True)) == calibrate.BASES[2]
+    assert calibrate.basis(link(Signal.TYPE_MATCH, Signal.EXACT_CONTAINMENT)) is calibrate.Basis.VALUES_ALONE
+    assert calibrate.basis(link(Signal.NAME_EXACT, Signal.EXACT_CONTAINMENT)) is calibrate.Basis.NAMES_AND_VALUES
+    assert calibrate.basis(link(Signal.SQL_JOIN, Signal.EXACT_CONTAINMENT)) is calibrate.Basis.NAMES_AND_VALUES
+    assert calibrate.basis(link(Signal.NAME_EXACT, names_only=True)) is calibrate.Basis.NAMES_ONLY
