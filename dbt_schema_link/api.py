@@ -158,14 +158,20 @@ def _differences(paths: ProjectPaths, project: Project, links) -> tuple[list, di
             candidates.append(a)
     written = [d for d in written_links(project) if unwritable(d.child.relation) is None]
     # links whose column types differ get docs only from `write`: never a test to compare
-    wanted = [(a.child, a.parent, a.confidence) for a in candidates
-              if a.confidence >= options.min_confidence and type_clash(project, a) is None]
+    wanted, reasons = [], {}
+    for a in candidates:
+        clash = type_clash(project, a) if a.confidence >= options.min_confidence else None
+        if clash is not None:
+            reasons[a.key()] = f"write gives it docs only: {clash}"
+        elif a.confidence >= options.min_confidence:
+            wanted.append((a.child, a.parent, a.confidence))
     state, _ = read_state(paths.project_dir / options.state_file)
     handled = {a.key() for a in candidates if state.has("tests", link_key(a))}
     # a written link the data no longer yields is kept at confidence 0: "not inferred any more"
     confidences = {(l.child.key(), l.parent.key()): l.confidence for l in links.links
                    if l.kind is LinkKind.INFERRED and l.confidence > 0}
-    return compare(wanted, written, confidences, handled, options.min_confidence), dict(sorted(left_out.items()))
+    return (compare(wanted, written, confidences, handled, options.min_confidence, reasons),
+            dict(sorted(left_out.items())))
 
 
 def accepted_links(links, include_declared: bool = False) -> list:

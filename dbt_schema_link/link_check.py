@@ -31,14 +31,21 @@ class LinkDifference:
     parent: ColumnRef
     confidence: float | None  # the link's confidence now; None when it is not inferred at all
     min_confidence: float
+    #: why a written link that still scores at the bar is not one `write` would write now
+    #: (its column types differ, ...); empty when the confidence says it
+    reason: str = ""
 
     def line(self) -> str:
         """One line for the terminal / CI log."""
         pair = f"{self.child} -> {self.parent}"
         if self.kind is Difference.NEW:
             return f"new join: {pair} (confidence {confidence_text(self.confidence)}): run `dbt-schema-link write`"
-        now = "not inferred any more" if self.confidence is None else (
-            f"confidence now {confidence_text(self.confidence)} < {self.min_confidence:g}")
+        if self.confidence is None:
+            now = "not inferred any more"
+        elif self.confidence < self.min_confidence:
+            now = f"confidence now {confidence_text(self.confidence)} < {self.min_confidence:g}"
+        else:
+            now = f"confidence {confidence_text(self.confidence)}, but {self.reason or 'write would not write it now'}"
         return f"written link no longer holds: {pair} ({now}): check the data, or remove the test"
 
 
@@ -47,10 +54,13 @@ def written_links(project: Project) -> list[DeclaredLink]:
 
 
 def compare(wanted: Iterable[tuple[ColumnRef, ColumnRef, float]], written: Iterable[DeclaredLink],
-            confidences: Mapping[Key, float], handled: set[Key], min_confidence: float) -> list[LinkDifference]:
+            confidences: Mapping[Key, float], handled: set[Key], min_confidence: float,
+            reasons: Mapping[Key, str] | None = None) -> list[LinkDifference]:
     """`wanted`: (child, parent, confidence) that `write` would write now; `confidences`: every
     inferred link's confidence by key, for the message; `handled`: keys `write` has written once
-    (its state file), so a test someone deleted on purpose is not a new join."""
+    (its state file), so a test someone deleted on purpose is not a new join; `reasons`: why a
+    link at the bar is not wanted (the message states it rather than a confidence it clears)."""
+    reasons = reasons or {}
     written = list(written)
     written_keys = {(d.child.key(), d.parent.key()) for d in written}
     out: list[LinkDifference] = []
@@ -66,5 +76,5 @@ def compare(wanted: Iterable[tuple[ColumnRef, ColumnRef, float]], written: Itera
         if key not in wanted_keys and key not in seen:
             seen.add(key)
             out.append(LinkDifference(Difference.NO_LONGER_HOLDS, d.child, d.parent, confidences.get(key),
-                                      min_confidence))
+                                      min_confidence, reasons.get(key, "")))
     return sorted(out, key=lambda x: (x.kind.value, str(x.child), str(x.parent)))

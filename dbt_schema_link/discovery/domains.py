@@ -7,7 +7,8 @@
 
   Decision: keep the pair **between two models of the same layer, furthest upstream** — first
   pairs whose endpoints are both dbt models (seeds, sources and snapshots come after: they are
-  loaded, not modelled), then the smallest difference in DAG depth (same layer:
+  loaded, not modelled), then pairs on no pass-through view (a ``select *`` of one relation, as
+  a package's ``_tmp`` views are: nobody tests those), then the smallest difference in DAG depth (same layer:
   ``stg_orders`` -> ``stg_customers``, not ``fct_orders`` -> ``stg_customers``), then the smallest
   depth (staging before marts), then the highest confidence, then the name order. Rationale: the
   first modelled layer where both columns exist is where dbt style puts ``relationships`` tests;
@@ -79,6 +80,7 @@ class PairRank:
     both_models: bool  # both endpoints are dbt models (not seeds/sources/snapshots)
     confidence: float
     name: str  # deterministic tie-breaker (e.g. "child -> parent")
+    pass_through: bool = False  # an endpoint is a pass-through view (``RelInfo.pass_through``)
 
 
 def canonical_pair(pairs: Sequence[PairRank]) -> int:
@@ -87,6 +89,7 @@ def canonical_pair(pairs: Sequence[PairRank]) -> int:
         p = pairs[i]
         return (
             not p.both_models,
+            p.pass_through,  # the modelled layer (staging, marts) before a `select *` view of a source
             abs(p.child_depth - p.parent_depth),
             max(p.child_depth, p.parent_depth),
             -round(p.confidence, 6),

@@ -21,7 +21,9 @@ from dbt_schema_link.discovery.policy import CAPS, CARDINALITY, NAMES, TYPES, VA
 from dbt_schema_link.discovery.records import Evidence, Signal, Trap
 from dbt_schema_link.discovery.scoring import VALUE_SIGNALS, confidence, score
 from dbt_schema_link.discovery.settings import DiscoverySettings
-from dbt_schema_link.discovery.traps import PASSED, ValueFit, find_trap, fit_note, names_whole, range_spread_surprise
+from dbt_schema_link.discovery.traps import (
+    PASSED, ValueFit, find_trap, fit_note, names_whole, range_spread_surprise, unconfirmable,
+)
 from dbt_schema_link.discovery.values import ContainmentEstimate
 from dbt_schema_link.profiling.records import ContainmentResult
 
@@ -186,6 +188,12 @@ def evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstim
         conf = min(conf, CAPS.unverified)
     if exact is not None and exact.child_distinct and exact.containment < settings.min_exact_containment:
         conf = min(conf, CAPS.partial)
+    unconfirmed = unconfirmable(child, parent) if block is None and check.trap is None else ""
+    if unconfirmed and conf > CAPS.unconfirmed:
+        conf = CAPS.unconfirmed
+        evidence = _noted(evidence, f"; named, no data to check: {unconfirmed}, so the data can neither confirm "
+                                    f"nor contradict the name, and the confidence stops at {CAPS.unconfirmed:.2f} "
+                                    "(under the write bar)")
     if check.by_fit and block is None:
         conf = min(conf, CAPS.value_fit_only)
         evidence = _noted(evidence, fit_note(child, parent))
@@ -196,7 +204,9 @@ def _noted(evidence: list[Evidence], note: str) -> list[Evidence]:
     """``evidence`` with ``note`` added to its measured containment (the exact check's, else the
     cardinality's), the item a reader looks at for why values alone stop where they do."""
     at = next((i for i, e in enumerate(evidence) if e.signal is Signal.EXACT_CONTAINMENT),
-              next(i for i, e in enumerate(evidence) if e.signal is Signal.CARDINALITY))
+              next((i for i, e in enumerate(evidence) if e.signal is Signal.CARDINALITY), None))
+    if at is None:
+        return evidence + [Evidence(Signal.CARDINALITY, 0.0, note.lstrip("; "))]
     return evidence[:at] + [replace(evidence[at], detail=evidence[at].detail + note)] + evidence[at + 1:]
 
 

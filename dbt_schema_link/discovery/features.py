@@ -31,6 +31,9 @@ class RelInfo:
     has_data: bool  # profiled and at least one row
     depth: int  # DAG depth: sources/seeds 0, a model 1 + its deepest parent
     origins: frozenset[str] = frozenset()  # the sources (or seed/model roots) it derives from
+    #: a model that copies one relation's columns unchanged and nothing else (``select * from
+    #: source``: a package's ``_tmp`` view): no layer a person tests (``lineage.mark_pass_through``)
+    pass_through: bool = False
     columns: list[ColInfo] = field(default_factory=list)
     key_columns: list[ColInfo] = field(default_factory=list)  # its primary-key candidates
     sample_fraction: float = field(init=False)

@@ -10,7 +10,46 @@ from dbt_schema_link.discovery.domains import AnchorRank, UnionFind, choose_anch
 from dbt_schema_link.discovery.features import Features
 from dbt_schema_link.discovery.materialise import cardinality
 from dbt_schema_link.discovery.records import Cardinality, Domain, Evidence, Link, LinkKind, Provenance, Signal
-from dbt_schema_link.discovery.sqlfacts import SqlFacts
+from dbt_schema_link.discovery.sqlfacts import JoinClause, SqlCopy, SqlFacts, SqlJoin
+
+
+def lookups_as_joins(facts: SqlFacts, features: Features) -> SqlFacts:
+    """A model column selected unchanged from a relation whose column is unique, while the copy
+    is not (measured), is a reference, not a copy: the model looked the key up at another grain
+    (``fct_sales.client_key`` from ``dim_client.client_key``, one row per sale). A pass-through
+    copy keeps its source's grain, so a key stays unique in it. Each such copy becomes a SQL join
+    of the two columns (``JoinClause.LOOKUP``), weighed as any join the SQL makes, and leaves the
+    lineage classes, so the pair is a candidate and never folded as "two copies of one column"."""
+    copies: list[SqlCopy] = []
+    lookups: list[SqlJoin] = []
+    for copy in facts.copies:
+        col, source = features.col(copy.column), features.col(copy.source)
+        if col is not None and source is not None and source.unique is True and col.unique is False:
+            lookups.append(SqlJoin(copy.column, copy.source, copy.model, JoinClause.LOOKUP, copy.path))
+        else:
+            copies.append(copy)
+    if not lookups:
+        return facts
+    return replace(facts, copies=copies, joins=facts.joins + lookups)
+
+
+def mark_pass_through(facts: SqlFacts, features: Features) -> None:
+    """Flag each model whose every column is an unrenamed copy of one upstream relation's column
+    (``RelInfo.pass_through``): a join found on it is reported on a modelled copy instead."""
+    sources: dict[str, set[str]] = {}
+    copied: dict[str, set[str]] = {}
+    for copy in facts.copies:
+        uid = copy.column.relation
+        if copy.renamed:
+            sources.setdefault(uid, set()).update(("", copy.source.relation))  # a rename: modelled
+        else:
+            sources.setdefault(uid, set()).add(copy.source.relation)
+        copied.setdefault(uid, set()).add(copy.column.column.lower())
+    for uid, upstream in sources.items():
+        rel = features.relations.get(uid)
+        if rel is not None and len(upstream) == 1 and rel.columns and \
+                all(c.ref.column.lower() in copied[uid] for c in rel.columns):
+            rel.pass_through = True
 
 
 def links_from_lineage(facts: SqlFacts, features: Features) -> list[Link]:

@@ -26,7 +26,10 @@ from dbt_schema_link.discovery.declared import declared_links, mark_written
 from dbt_schema_link.discovery.domains import UnionFind
 from dbt_schema_link.discovery.evaluate import Scored
 from dbt_schema_link.discovery.features import ColInfo, build_features
-from dbt_schema_link.discovery.lineage import assign_domains, carry_along_lineage, lineage_members, links_from_lineage
+from dbt_schema_link.discovery.lineage import (
+    assign_domains, carry_along_lineage, lineage_members, links_from_lineage, lookups_as_joins,
+    mark_pass_through,
+)
 from dbt_schema_link.discovery.memo import Relink
 from dbt_schema_link.discovery.passes import ScoringPasses
 from dbt_schema_link.discovery.records import Link, LinkKind, LinkSet, Provenance, StageTimings
@@ -109,6 +112,8 @@ def _discover(project: Project, profiles: ProfileSet | None, settings: Discovery
         col = features.col(ref)
         if col is not None:
             col.aggregate = True
+    facts = lookups_as_joins(facts, features)
+    mark_pass_through(facts, features)
     lap("sql facts")
     for path in SqlPath:
         if facts.paths.get(path):
@@ -172,7 +177,7 @@ def _discover(project: Project, profiles: ProfileSet | None, settings: Discovery
 
     # -- exact verification (bounded) -------------------------------------------------------
     if verify is not None and settings.max_verify_total > 0 and settings.max_verify_per_child > 0:
-        chosen = pairs_to_verify(scored, settings, lineage_uf)
+        chosen = pairs_to_verify(scored, settings, lineage_uf, profiled=bool(features.k))
         if chosen:
             say(f"discovery: verifying {len(chosen)} pairs in the warehouse")
             results = verify([(s.cand.child.ref, s.cand.parent.ref) for s in chosen])

@@ -148,14 +148,20 @@ class Caps:
     #: kept under the default keep bar (0.5) and reported as a containment rejection instead
     failed_check: float = 0.3
     #: a profiled pair the warehouse could have checked and did not (over the verification
-    #: budget, no values on the child, the check returned nothing): under the 0.9 bar at which
-    #: `ask` joins a second schema, so an unchecked pair never decides that, above the write bar
-    #: (0.7), so names and estimates still write a test
-    unverified: float = 0.85
+    #: budget, no values on the child, the check returned nothing): kept and shown, under the
+    #: write bar (0.7), so a test is written only of a pair the warehouse checked (written at
+    #: 0.85, unchecked pairs were tests that warned on the data they came from)
+    unverified: float = 0.65
     #: a pair whose exact check found part of the child's values, not all (under
-    #: ``min_exact_containment``; orphans that names or chance make a partial link): checked and
-    #: found wanting, so no surer than an unchecked pair
-    partial: float = 0.85
+    #: ``min_exact_containment``; orphans that names or chance make a partial link): a real join
+    #: of a sampled or late-arriving parent, but its relationships test fails on this very data,
+    #: so it stays under the write bar as an unchecked pair does
+    partial: float = 0.65
+    #: a pair the data can neither confirm nor contradict (``traps.unconfirmable``: an all-NULL
+    #: child, a parent of a few rows) whose child's name designates the parent's key: "named, no
+    #: data to check": joined on by `ask` and MCP at low confidence, never written (a
+    #: relationships test on an all-NULL column cannot fail)
+    unconfirmed: float = 0.6
     #: a value-only pair that only its values' fit vouches for (``traps.spans_keys``: a few
     #: small numbers that span one dense key range no other key holds as tightly): the values
     #: say which parent, not that a reference exists (a quantity counted 1..n fits as well), so
@@ -178,6 +184,10 @@ class TrapRules:
     #: key that holds them (``distinct * log10(margin)``: 7 ids inside keys of 9 and 10 are 0.3,
     #: 3 ids inside keys of 3 and 4 are 0.4; none other holding them is infinite)
     span_min_fit: float = 1.0
+    #: a parent relation of at most this many rows: every column of it is unique, so its
+    #: "uniqueness" is no evidence of a key, and a child's few values inside it no evidence of a
+    #: reference (SaaS sample data: one- to three-row tables linked "by name" on every column)
+    tiny_parent_rows: int = 3
 
 
 @dataclass(frozen=True)

@@ -38,8 +38,12 @@ class Trap(str, Enum):
     CROSS_SOURCE = "cross_source"  # two unrelated sources, and chance or names alone explain it
     #: no name links the pair, and the child's name names another relation: values never overrule it
     NAMED_ELSEWHERE = "named_elsewhere"
-    #: an all-NULL child whose name has no key marker and names the parent by one word of several
+    #: an all-NULL child whose name does not designate the parent's key (nothing to check)
     EMPTY_CHILD = "empty_child"
+    #: a parent of a few rows (each column unique) that the child's name does not designate
+    TINY_PARENT = "tiny_parent"
+    #: a period or flag column: values that are never a key (a calendar's days aside)
+    NOT_A_KEY = "not_a_key"
     CONTRADICTED = "contradicted"  # names say the pair joins, the exact check finds (almost) no value
     #: names or a SQL join say the pair joins; only its containment (verified, or estimated when
     #: unchecked, or text/number values that do not agree) is short of what a link needs

@@ -30,6 +30,8 @@ class JoinClause(str, Enum):
     ON = "on"
     USING = "using"
     WHERE = "where"
+    #: a key selected from a relation the model joins to, at another grain (``lineage.lookups``)
+    LOOKUP = "lookup"
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dbt_schema_link.discovery.evidence import has_name_signal, is_calendar_pair, keys_held, overlap_surprise
+from dbt_schema_link.discovery.evidence import (
+    designates, has_name_signal, is_calendar_pair, keys_held, overlap_surprise,
+)
 from dbt_schema_link.discovery.features import ColInfo, numbered, unrelated_sources
 from dbt_schema_link.discovery.names import RelationNames
 from dbt_schema_link.discovery.policy import CAPS, KEY, NAMES, TRAPS
@@ -22,6 +24,44 @@ from dbt_schema_link.discovery.values import common_step, count_on_step, step_su
 
 
 _NAMELESS_FAMILIES = frozenset({TypeFamily.INTEGER, TypeFamily.TEXT, TypeFamily.UUID})
+#: families whose values are periods or flags: never a key (a calendar's days aside)
+_NEVER_KEYS = frozenset({TypeFamily.TEMPORAL, TypeFamily.BOOLEAN})
+
+
+def unconfirmable(child: ColInfo, parent: ColInfo) -> str:
+    """Why the data can neither confirm nor contradict a pair ("" when it can): the child holds
+    only NULLs, or the parent's uniqueness rests on ``TRAPS.tiny_parent_rows`` rows or fewer
+    (every column of a one-row table is unique). Absent evidence is not evidence: such a pair
+    stands on a name that designates the parent's key alone, and is never written as a test."""
+    if child.all_null:
+        return f"{child.label} holds only NULLs"
+    rows = parent.rel.row_count
+    if parent.has_values and 0 < rows <= TRAPS.tiny_parent_rows:
+        return f"{parent.rel.relation.short_name} has {rows} row{'s' if rows > 1 else ''}, so each of its columns is unique"
+    return ""
+
+
+def _names_key(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence]) -> bool:
+    """The child's name designates the parent's key, what an unconfirmable pair needs: a role
+    pointing at people or its own table (`assigned_to`, `parent_id`); a key name whose head names
+    the parent's relation (`voucher_id` -> voucher.id, as :func:`designates` reads it); a plain
+    name that is the relation's whole name (`Country` -> countries.CountryId); or, when no
+    relation is named by the child's head, a key name the names rules match to the parent's key
+    (`cstmtypekey` -> customer_demographics.cstmtypekey, `hero_id` -> superhero.id). Not a name
+    shared with a relation that merely carries the key (`user_id` -> user_email.user_id while
+    the relation `user` exists, `new_candidate_id` -> candidate_tag.candidate_id, a key named for
+    the relation `candidate`), nor a shared attribute (`memo`, `close_code`)."""
+    if any(e.signal is Signal.ROLE_NAME and e.strength >= NAMES.signal_min for e in evidence):
+        return True
+    if not parent.is_table_key():
+        return False
+    if child.parts.keyness < NAMES.key_name_min:
+        return bool(child.parts.head_key) and parent.rel.names.named_by(child.parts.head_key)
+    if designates(child, parent):
+        return True
+    exact = any(e.signal is Signal.NAME_EXACT for e in evidence)
+    return (not child.names_relation and not parent.names_relation and has_name_signal(evidence)
+            and (not exact or parent.parts.keyness >= NAMES.key_name_min))
 
 
 @dataclass(frozen=True)
@@ -107,12 +147,21 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
         return TrapCheck.refused(Trap.KEY_TO_KEY, (
             f"{child.label} is its own relation's key, numbered {low:g}..{high:g} without a gap inside the "
             "longer run of the key it falls in" + ("; the names share a word, not the key's name" if named else "")))
-    if named and child.all_null and child.parts.keyness < NAMES.key_name_min and not names_whole(child, parent) \
-            and not any(e.signal is Signal.NAME_EXACT for e in evidence):
-        # nothing to check, so the name must say "reference": `rec_end_date` says a date, not date_dim
-        return TrapCheck.refused(Trap.EMPTY_CHILD, (
-            f"{child.label} holds only NULLs and its name, with no key marker, names {parent.rel.relation.short_name} "
-            "by one word of several: a value's kind, not a reference"))
+    never = [c for c in (child, parent) if c.family in _NEVER_KEYS and not c.all_null]  # all NULL: a loader's guess
+    if never and not is_calendar_pair(child, parent, settings):
+        return TrapCheck.refused(Trap.NOT_A_KEY, (
+            f"{never[0].label} holds {never[0].family.value} values: a period or a flag, not a key, whatever its "
+            "name or values (only a calendar's key of days is referenced by dates)"))
+    if named and child.parts.measure and not designates(child, parent):
+        return TrapCheck.refused(Trap.MEASURE, f"{child.label} is named as a quantity, not a key: a measure "
+                                               "name shared with another column is no reference")
+    unconfirmed = unconfirmable(child, parent)
+    if unconfirmed and not _names_key(child, parent, evidence):
+        # nothing the data says can confirm it, so the name must designate the parent's key:
+        # `rec_end_date` says a date, `memo` a text, `voucher_id` in a bridge table a copy
+        return TrapCheck.refused(Trap.EMPTY_CHILD if child.all_null else Trap.TINY_PARENT, (
+            f"{unconfirmed}, so only a name that designates {parent.rel.relation.short_name}'s key "
+            f"(<entity>_id -> entity.id) could link it, and {child.ref.column!r} does not"))
     if named:
         return PASSED
     if is_calendar_pair(child, parent, settings):

@@ -13,13 +13,17 @@ from dbt_schema_link.discovery.scoring import confidence
 from dbt_schema_link.discovery.settings import DiscoverySettings
 
 
-def pairs_to_verify(scored: dict, settings: DiscoverySettings, lineage_uf: UnionFind) -> list[Scored]:
+def pairs_to_verify(scored: dict, settings: DiscoverySettings, lineage_uf: UnionFind,
+                    profiled: bool = False) -> list[Scored]:
     """The pairs worth an exact check: usable, not traps, scoring at least
-    ``verify_min_confidence``; one per lineage group (the pair that would be kept), at most
-    ``max_verify_per_child`` per child and ``max_verify_total`` in all, best first."""
+    ``verify_min_confidence``, and (``profiled``: the run has profiles) both relations profiled:
+    a declared relation the warehouse lacks was skipped by profiling and is never queried, since
+    one missing object must not stop the run; one per lineage group (the pair that would be
+    kept), at most ``max_verify_per_child`` per child and ``max_verify_total`` in all, best first."""
     groups: dict[tuple, list[Scored]] = {}
     for s in scored.values():
         if (s.exact is None and s.trap is None and s.block in (None, Block.TYPES_NEED_VALUES)
+                and not (profiled and (s.cand.child.rel.profile is None or s.cand.parent.rel.profile is None))
                 and _worth_checking(s) >= settings.verify_min_confidence):
             key = (lineage_uf.find(s.cand.child.key), lineage_uf.find(s.cand.parent.key))
             groups.setdefault(key, []).append(s)
@@ -68,7 +72,8 @@ def share_with_copies(measured: dict, scored: dict, lineage_uf: UnionFind) -> di
 def pair_rank(s: Scored) -> PairRank:
     return PairRank(s.cand.child.rel.depth, s.cand.parent.rel.depth,
                     _is_model(s.cand.child) and _is_model(s.cand.parent), s.confidence,
-                    f"{s.cand.child.ref} -> {s.cand.parent.ref}")
+                    f"{s.cand.child.ref} -> {s.cand.parent.ref}",
+                    s.cand.child.rel.pass_through or s.cand.parent.rel.pass_through)
 
 
 def _is_model(col: ColInfo) -> bool:

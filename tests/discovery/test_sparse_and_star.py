@@ -1,0 +1,195 @@
+"""Rules of issues #61 and #62 on small warehouses built in code: a key looked up through a join
+is a reference, not a copy; what the data cannot confirm (an all-NULL child, a parent of a few
+rows) stands on a name that designates the parent's key alone and is never written; periods and
+flags are never keys; an unchecked or partial pair stays under the write bar."""
+
+import random
+
+from dbt_schema_link.discovery import DiscoverySettings, Trap, discover
+from dbt_schema_link.discovery.policy import CAPS
+from dbt_schema_link.links import CONFIDENCE_BARS
+from tests.discovery.builders import Warehouse, pairs
+
+INT, TEXT, TS = "INTEGER", "VARCHAR", "TIMESTAMP"
+
+
+def ids(n, start=1):
+    return list(range(start, start + n))
+
+
+def run(w, **settings):
+    return discover(w.project(), w.profiles(), DiscoverySettings(**settings), verify=w.verifier())
+
+
+def star_schema() -> Warehouse:
+    """staging -> dimensions with surrogate keys -> a fact that looks its keys up by code."""
+    rng = random.Random(61)
+    w = Warehouse()
+    codes = [f"C{i:03d}" for i in range(122)]
+    agents = [f"A{i:02d}" for i in range(23)]
+    sale_clients = [rng.choice(codes) for _ in range(600)]
+    sale_agents = [rng.choice(agents) for _ in range(600)]
+    stg_client = w.model("stg_client", {"client_code": (TEXT, codes), "client_name": (TEXT, [f"n{c}" for c in codes])},
+                         sql='select client_code, client_name from "db"."raw"."clients"')
+    stg_agent = w.model("stg_agent", {"agent_code": (TEXT, agents), "agent_name": (TEXT, [f"m{a}" for a in agents])},
+                        sql='select agent_code, agent_name from "db"."raw"."agents"')
+    stg_sales = w.model("stg_sales", {"sale_id": (INT, ids(600, 5000)), "client_code": (TEXT, sale_clients),
+                                      "agent_code": (TEXT, sale_agents)},
+                        sql='select sale_id, client_code, agent_code from "db"."raw"."sales"')
+    dim_client = w.model("dim_client", {"client_key": (INT, ids(122)), "client_code": (TEXT, codes),
+                                        "client_name": (TEXT, [f"n{c}" for c in codes])}, depends_on=[stg_client],
+                         sql='select row_number() over (order by client_code) as client_key, client_code, client_name '
+                             'from "db"."main"."stg_client"')
+    dim_agent = w.model("dim_agent", {"agent_key": (INT, ids(23)), "agent_code": (TEXT, agents)}, depends_on=[stg_agent],
+                        sql='select row_number() over (order by agent_code) as agent_key, agent_code '
+                            'from "db"."main"."stg_agent"')
+    client_key = {c: i + 1 for i, c in enumerate(codes)}
+    agent_key = {a: i + 1 for i, a in enumerate(agents)}
+    w.model("fct_sales", {"sale_id": (INT, ids(600, 5000)),
+                          "client_key": (INT, [client_key[c] for c in sale_clients]),
+                          "agent_key": (INT, [agent_key[a] for a in sale_agents])},
+            depends_on=[stg_sales, dim_client, dim_agent], sql='''
+            select s.sale_id, c.client_key, a.agent_key
+            from "db"."main"."stg_sales" s
+            left join "db"."main"."dim_client" c on c.client_code = s.client_code
+            left join "db"."main"."dim_agent" a on a.agent_code = s.agent_code''')
+    return w
+
+
+def test_a_key_looked_up_from_a_dimension_is_a_reference_not_a_copy():
+    links = run(star_schema())
+    found = pairs(links.inferred)
+    assert ("fct_sales.client_key", "dim_client.client_key") in found
+    assert ("fct_sales.agent_key", "dim_agent.agent_key") in found
+    # the dense agent keys 1..23 sit inside the client keys 1..122: never the client's
+    assert not any(c == "fct_sales.agent_key" and p.startswith("dim_client") for c, p in found)
+    assert not any(c == "fct_sales.client_key" for c, _ in pairs(links.lineage))
+    link = next(k for k in links.inferred if k.child.column == "client_key")
+    assert "lookup" in " ".join(e.detail for e in link.evidence)
+    # the fact's grain differs from the dimension's: many-to-one
+    assert link.cardinality.value == "many_to_one"
+
+
+def test_a_pass_through_copy_of_a_key_stays_lineage():
+    w = star_schema()
+    w.model("dim_client_copy", {"client_key": (INT, ids(122))}, depends_on=[next(
+        uid for uid in w.relations if uid.endswith("dim_client"))],
+        sql='select client_key from "db"."main"."dim_client"')
+    links = run(w)
+    assert ("dim_client_copy.client_key", "dim_client.client_key") in pairs(links.lineage)
+    assert not any(c == "dim_client_copy.client_key" for c, _ in pairs(links.inferred))
+
+
+def _saas_like() -> Warehouse:
+    """A help desk's sample rows: most tables have two rows, many columns hold only NULLs."""
+    w = Warehouse()
+    w.table("user", {"id": (INT, [1, 2]), "name": (TEXT, ["a", "b"]), "email": (TEXT, ["a@x", "b@x"])})
+    w.table("user_email", {"user_id": (INT, [1, 2]), "email": (TEXT, ["a@x", "b@x"])})
+    w.table("job_post", {"id": (INT, [10, 11]), "title": (TEXT, ["t1", "t2"]),
+                         "location_name": (TEXT, ["here", "there"])})
+    w.table("office", {"id": (INT, [7, 8]), "location_name": (TEXT, [None, None]),
+                       "primary_contact_user_id": (INT, [None, None])})
+    w.table("activity", {"id": (INT, ids(40, 100)), "user_id": (INT, [None] * 40),
+                         "memo": (TEXT, [None] * 40)})
+    w.table("candidate", {"id": (INT, ids(30, 500)), "title": (TEXT, [None] * 30)})
+    return w
+
+
+def test_an_all_null_child_links_only_where_its_name_designates_the_parents_key():
+    links = run(_saas_like())
+    found = pairs(links.inferred)
+    # free text and attributes sharing a name with a tiny table's unique column: refused
+    assert not any(c in ("office.location_name", "candidate.title", "activity.memo") for c, _ in found)
+    # the entity, not the bridge that carries its key
+    assert ("activity.user_id", "user_email.user_id") not in found
+    assert ("activity.user_id", "user.id") in found
+    traps = {(r.child.column, r.parent.relation.rsplit(".", 1)[-1]): r.trap for r in links.rejected}
+    assert traps.get(("location_name", "job_post")) in (Trap.EMPTY_CHILD, Trap.TINY_PARENT)
+    # named, no data to check: kept for ask and MCP, under the write bar
+    for link in links.inferred:
+        if link.child.column in ("user_id", "primary_contact_user_id"):
+            assert link.confidence <= CAPS.unconfirmed < CONFIDENCE_BARS.write_test
+            assert "no data to check" in " ".join(e.detail for e in link.evidence)
+
+
+def test_a_tiny_parent_is_no_evidence_of_a_key():
+    """Every column of a one-row table is unique and holds the one value it has: a timestamp
+    or a code equal by chance there is no reference."""
+    w = Warehouse()
+    w.table("company", {"sys_id": (TEXT, ["k1"]), "sys_created_on": (TS, ["2020-01-01 00:00:00"]),
+                        "close_code": (TEXT, ["done"])})
+    w.table("incident", {"sys_id": (TEXT, [f"i{i}" for i in range(20)]),
+                         "sys_created_on": (TS, ["2020-01-01 00:00:00"] * 20),
+                         "close_code": (TEXT, ["done"] * 20)})
+    found = pairs(run(w).inferred)
+    assert not any(c.startswith("incident.") for c, _ in found)
+
+
+def test_timestamps_are_never_keys_whatever_their_names():
+    rng = random.Random(3)
+    w = Warehouse()
+    days = [f"2021-01-{d:02d} 10:00:00" for d in range(1, 29)]
+    w.table("batches", {"batch_id": (INT, ids(28)), "loaded_at": (TS, days)})
+    w.table("rows", {"row_id": (INT, ids(200, 900)), "loaded_at": (TS, [rng.choice(days) for _ in range(200)])})
+    links = run(w, min_confidence=0.05)
+    assert not any(c == "rows.loaded_at" for c, _ in pairs(links.inferred))
+    assert any(r.trap is Trap.NOT_A_KEY for r in links.rejected if r.child.column == "loaded_at")
+
+
+def test_a_partial_link_stays_under_the_write_bar():
+    """A named child whose values the parent holds only in part: a real join of a sampled parent,
+    kept, but its relationships test would fail on this very data."""
+    rng = random.Random(5)
+    w = Warehouse()
+    w.table("customers", {"customer_id": (INT, ids(80)), "name": (TEXT, [f"c{i}" for i in range(80)])})
+    w.table("orders", {"order_id": (INT, ids(400, 1000)),
+                       "customer_id": (INT, [rng.choice(ids(90)) for _ in range(400)])})
+    (link,) = [k for k in run(w).inferred if k.child.column == "customer_id"]
+    assert CONFIDENCE_BARS.keep_link <= link.confidence <= CAPS.partial < CONFIDENCE_BARS.write_test
+
+
+def test_a_join_is_reported_on_the_staging_models_not_their_pass_through_views():
+    """A package's `_tmp` views copy each source table unchanged; its staging models rename.
+    The join is one link, kept on the staging pair, with the views' pair among its copies."""
+    rng = random.Random(7)
+    w = Warehouse()
+    deals = ids(60, 300)
+    note_deals = [rng.choice(deals) for _ in range(200)]
+    deal = w.table("deal", {"id": (INT, deals), "name": (TEXT, [f"d{i}" for i in deals])})
+    note = w.table("note", {"id": (INT, ids(200, 9000)), "deal_id": (INT, note_deals)})
+    deal_tmp = w.model("stg_crm__deal_tmp", {"id": (INT, deals), "name": (TEXT, [f"d{i}" for i in deals])},
+                       depends_on=[deal], sql='select * from "db"."raw"."deal"')
+    note_tmp = w.model("stg_crm__note_tmp", {"id": (INT, ids(200, 9000)), "deal_id": (INT, note_deals)},
+                       depends_on=[note], sql='select * from "db"."raw"."note"')
+    w.model("stg_crm__deal", {"deal_id": (INT, deals), "deal_name": (TEXT, [f"d{i}" for i in deals])},
+            depends_on=[deal_tmp], sql='select id as deal_id, name as deal_name from "db"."main"."stg_crm__deal_tmp"')
+    w.model("stg_crm__note", {"note_id": (INT, ids(200, 9000)), "deal_id": (INT, note_deals)},
+            depends_on=[note_tmp], sql='select id as note_id, deal_id from "db"."main"."stg_crm__note_tmp"')
+    links = run(w)
+    deal_links = [k for k in links.inferred if k.child.column == "deal_id"]
+    assert [(k.child.relation.rsplit(".", 1)[-1], k.parent.relation.rsplit(".", 1)[-1]) for k in deal_links] == [
+        ("stg_crm__note", "stg_crm__deal")]
+    copies = {(c.relation.rsplit(".", 1)[-1], p.relation.rsplit(".", 1)[-1]) for c, p in deal_links[0].collapsed}
+    assert ("stg_crm__note_tmp", "stg_crm__deal_tmp") in copies
+
+
+def test_a_declared_relation_the_warehouse_lacks_is_never_verified():
+    """Profiling skips a source whose relation does not exist; the exact check must never be
+    asked about it (the warehouse would fail the whole call), and the run goes on."""
+    rng = random.Random(9)
+    w = Warehouse()
+    w.table("customers", {"customer_id": (INT, ids(50)), "name": (TEXT, [f"c{i}" for i in range(50)])})
+    w.table("orders", {"order_id": (INT, ids(300, 1000)), "customer_id": (INT, [rng.choice(ids(50)) for _ in range(300)])})
+    missing = w.table("refunds", {"refund_id": (INT, ids(10)), "customer_id": (INT, ids(10))}, profiled=False)
+    inner = w.verifier()
+    asked = []
+
+    def verify(pairs):
+        asked.extend(pairs)
+        if any(missing in (c.relation, p.relation) for c, p in pairs):
+            raise RuntimeError(f"{missing} does not exist in the warehouse")
+        return inner(pairs)
+
+    links = discover(w.project(), w.profiles(), DiscoverySettings(), verify=verify)
+    assert ("orders.customer_id", "customers.customer_id") in pairs(links.inferred)
+    assert asked and not any(missing in (c.relation, p.relation) for c, p in asked)
