@@ -23,40 +23,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+# the tables' layout and the engine port live below discovery (profiling runs the join)
+from dbt_schema_link.profiling.band_tables import (  # noqa: F401 - re-exported
+    CHILD_COLUMNS, HIT_COLUMNS, PARENT_COLUMNS, QUERY_COLUMNS, BandJoin, BandTables,
+)
+
 if TYPE_CHECKING:  # the index (and datasketch) load with inference, not with the records
     from dbt_schema_link.discovery.values import ContainmentIndex
 
 #: The odd 64-bit constant (2^64 / golden ratio) that folds a band's minima into one key.
 _FOLD = np.uint64(0x9E3779B97F4A7C15)
-
-#: Column names of the three relations, in the order of the arrays' columns (and of the files the
-#: ``schema_link_band_candidates`` macro reads).
-PARENT_COLUMNS = ("parent_id", "part", "r", "band", "band_key", "width_rank")
-CHILD_COLUMNS = ("child_id", "r", "band", "band_key")
-QUERY_COLUMNS = ("child_id", "part", "r", "b", "need_rank")
-HIT_COLUMNS = ("child_id", "part", "parent_id", "band_hits")
-
-
-@dataclass(frozen=True, slots=True)
-class BandTables:
-    """The relations an engine joins to look up value candidates (int64 arrays, one row per row)."""
-
-    parents: np.ndarray  # PARENT_COLUMNS: every indexed parent's bands, for each rows-per-band width
-    children: np.ndarray  # CHILD_COLUMNS: each child's bands, for each width it reads
-    queries: np.ndarray  # QUERY_COLUMNS: per child and partition read, the width and bands read
-    max_bucket: int  # buckets of more parents than this are not read; 0: every bucket
-    # partitions are read, smallest first, until ``cap`` usable parents are in hand (a parent is
-    # usable by a child when its width rank is at least the child's need rank); 0: every partition
-    cap: int = 0
-
-    @property
-    def rows(self) -> int:
-        return len(self.parents) + len(self.children) + len(self.queries)
-
-
-#: Runs the join of a BandTables in an engine: ``(child_id, part, parent_id, band_hits)`` rows.
-BandJoin = Callable[[BandTables], np.ndarray]
-
 
 @dataclass(frozen=True, slots=True)
 class Lookup:

@@ -14,7 +14,7 @@ from typing import Callable
 import numpy as np
 
 from dbt_schema_link.dbt_runner import DbtInvocation, run_operation
-from dbt_schema_link.discovery.bands import HIT_COLUMNS, BandTables
+from dbt_schema_link.profiling.band_tables import HIT_COLUMNS, BandTables
 from dbt_schema_link.errors import WarehouseError
 
 BAND_MACRO = "schema_link_band_candidates"
