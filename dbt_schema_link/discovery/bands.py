@@ -17,7 +17,7 @@ pair, which no benchmark has met; an extra hit would only add a candidate that s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
