@@ -9,8 +9,9 @@ from dbt_schema_link.artifacts.records import ColumnRef
 from dbt_schema_link.discovery.domains import AnchorRank, UnionFind, choose_anchor
 from dbt_schema_link.discovery.features import Features
 from dbt_schema_link.discovery.materialise import cardinality
+from dbt_schema_link.discovery.policy import NAMES
 from dbt_schema_link.discovery.records import Cardinality, Domain, Evidence, Link, LinkKind, Provenance, Signal
-from dbt_schema_link.discovery.sqlfacts import JoinClause, SqlCopy, SqlFacts, SqlJoin
+from dbt_schema_link.discovery.sqlfacts import JoinClause, SqlCopy, SqlFacts, SqlJoin, selects_star
 
 
 def lookups_as_joins(facts: SqlFacts, features: Features) -> SqlFacts:
@@ -24,7 +25,8 @@ def lookups_as_joins(facts: SqlFacts, features: Features) -> SqlFacts:
     lookups: list[SqlJoin] = []
     for copy in facts.copies:
         col, source = features.col(copy.column), features.col(copy.source)
-        if col is not None and source is not None and source.unique is True and col.unique is False:
+        if (col is not None and source is not None and source.unique is True and col.unique is False
+                and source.is_table_key() and source.parts.keyness >= NAMES.key_name_min):
             lookups.append(SqlJoin(copy.column, copy.source, copy.model, JoinClause.LOOKUP, copy.path))
         else:
             copies.append(copy)
@@ -34,8 +36,8 @@ def lookups_as_joins(facts: SqlFacts, features: Features) -> SqlFacts:
 
 
 def mark_pass_through(facts: SqlFacts, features: Features) -> None:
-    """Flag each model whose every column is an unrenamed copy of one upstream relation's column
-    (``RelInfo.pass_through``): a join found on it is reported on a modelled copy instead."""
+    """Flag each model that is ``select *`` of one upstream relation, every column an unrenamed
+    copy (``RelInfo.pass_through``; a staging model that lists its columns is modelled): a join found on it is reported on a modelled copy instead."""
     sources: dict[str, set[str]] = {}
     copied: dict[str, set[str]] = {}
     for copy in facts.copies:
@@ -48,7 +50,8 @@ def mark_pass_through(facts: SqlFacts, features: Features) -> None:
     for uid, upstream in sources.items():
         rel = features.relations.get(uid)
         if rel is not None and len(upstream) == 1 and rel.columns and \
-                all(c.ref.column.lower() in copied[uid] for c in rel.columns):
+                all(c.ref.column.lower() in copied[uid] for c in rel.columns) and \
+                selects_star(rel.relation.compiled_sql):
             rel.pass_through = True
 
 

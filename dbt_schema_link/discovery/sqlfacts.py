@@ -493,3 +493,16 @@ def _unwrap(node: exp.Expr) -> exp.Expr:
     while isinstance(node, (exp.Alias, exp.Paren, exp.Cast)):
         node = node.this
     return node
+
+
+def selects_star(sql: str | None) -> bool:
+    """The query's outer projection is ``*`` alone (``select * from source``): a view of one
+    relation as it is, what a package's ``_tmp`` models are. A parse failure is no star."""
+    if not sql:
+        return False
+    try:
+        with _library_warnings():
+            tree = sqlglot.parse_one(sql)
+    except Exception:  # noqa: BLE001 - any SQL sqlglot cannot read is simply not a star view
+        return False
+    return isinstance(tree, exp.Select) and len(tree.expressions) == 1 and isinstance(tree.expressions[0], exp.Star)
