@@ -31,6 +31,10 @@ PACKAGE_NAME = "dbt_schema_link"
 GIT_URL = "https://github.com/dbt-schema-link/dbt-schema-link"
 #: This checkout's root when the Python package runs from a source tree (the root is the dbt package).
 CHECKOUT = Path(__file__).resolve().parents[1]
+#: The dbt package inside an installed wheel: setup.py copies dbt_project.yml and macros/ here at
+#: build time (package data), so the installed Python package carries the dbt package of its own
+#: version and `init` points packages.yml at it with `local:` (no network, no second release).
+BUNDLED_PACKAGE = Path(__file__).resolve().parent / "dbt_package"
 
 
 class PackageState(Enum):
@@ -78,12 +82,24 @@ def is_checkout(root: Path = CHECKOUT) -> bool:
     return project_yml(root).get("name") == PACKAGE_NAME and (root / "macros").is_dir()
 
 
+def package_source() -> Path | None:
+    """The dbt package that goes with this Python package: the checkout it runs from (a clone,
+    an editable install), else the copy inside the installed wheel; None when neither is there
+    (a source tree copied without its dbt package)."""
+    for root in (CHECKOUT, BUNDLED_PACKAGE):
+        if is_checkout(root):
+            return root
+    return None
+
+
 def wanted_entry(project_dir: Path) -> dict[str, str]:
-    """The packages.yml entry for this Python package: `local:` from a checkout (relative when
-    the path is short), else the git release tag of the same version."""
-    if is_checkout():
-        rel = os.path.relpath(CHECKOUT, project_dir)
-        return {"local": rel if rel.count("..") <= 3 else str(CHECKOUT)}
+    """The packages.yml entry for this Python package: `local:` to the dbt package it carries
+    (package_source: relative when the path is short, e.g. a virtual environment inside the
+    project), else the git release tag of the same version."""
+    source = package_source()
+    if source is not None:
+        rel = os.path.relpath(source, Path(project_dir).resolve())
+        return {"local": rel if rel.count("..") <= 3 else str(source)}
     return {"git": GIT_URL, "revision": f"v{__version__}"}
 
 
