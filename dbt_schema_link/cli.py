@@ -393,8 +393,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("init", help="add the dbt package to packages.yml and install it (dbt deps)",
                        description="Add dbt_schema_link to the project's packages.yml (a round-trip edit that keeps "
-                                   "comments; `local:` when run from a checkout, else the release matching this "
-                                   "Python package) and run `dbt deps`. Example: dbt-schema-link init --check")
+                                   "comments; `local:` to the checkout this runs from, else to the dbt package "
+                                   "inside the installed wheel) and run `dbt deps`. Example: dbt-schema-link init --check")
     _project_args(p, artifacts=False)
     p.add_argument("--check", action="store_true", help="report what would be done; change nothing (exit 1 if not ready)")
     p.add_argument("--on-run-end", action="store_true",

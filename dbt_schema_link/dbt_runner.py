@@ -63,7 +63,7 @@ def find_dbt() -> str:
         return str(beside)
     found = shutil.which("dbt")
     if not found:
-        raise WarehouseError("dbt executable not found: install dbt-core and an adapter (pip install dbt-duckdb) or pass --dbt PATH")
+        raise WarehouseError("dbt executable not found: install dbt with an adapter extra (pip install 'dbt-schema-link[duckdb]', or [postgres], [snowflake], [spark]) or pass --dbt PATH")
     return found
 
 

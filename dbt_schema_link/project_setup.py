@@ -20,7 +20,7 @@ from typing import Any, Callable
 import yaml
 
 from dbt_schema_link import __version__
-from dbt_schema_link.dbt_runner import DbtInvocation, stream_dbt
+from dbt_schema_link.dbt_runner import DbtInvocation, DbtResult, stream_dbt
 from dbt_schema_link.errors import ArtifactError, SchemaLinkError, WarehouseError, YamlWriteError
 from dbt_schema_link.fileio import atomic_write_bytes
 
@@ -31,6 +31,10 @@ PACKAGE_NAME = "dbt_schema_link"
 GIT_URL = "https://github.com/dbt-schema-link/dbt-schema-link"
 #: This checkout's root when the Python package runs from a source tree (the root is the dbt package).
 CHECKOUT = Path(__file__).resolve().parents[1]
+#: The dbt package inside an installed wheel: setup.py copies dbt_project.yml and macros/ here at
+#: build time (package data), so the installed Python package carries the dbt package of its own
+#: version and `init` points packages.yml at it with `local:` (no network, no second release).
+BUNDLED_PACKAGE = Path(__file__).resolve().parent / "dbt_package"
 
 
 class PackageState(Enum):
@@ -78,12 +82,24 @@ def is_checkout(root: Path = CHECKOUT) -> bool:
     return project_yml(root).get("name") == PACKAGE_NAME and (root / "macros").is_dir()
 
 
+def package_source() -> Path | None:
+    """The dbt package that goes with this Python package: the checkout it runs from (a clone,
+    an editable install), else the copy inside the installed wheel; None when neither is there
+    (a source tree copied without its dbt package)."""
+    for root in (CHECKOUT, BUNDLED_PACKAGE):
+        if is_checkout(root):
+            return root
+    return None
+
+
 def wanted_entry(project_dir: Path) -> dict[str, str]:
-    """The packages.yml entry for this Python package: `local:` from a checkout (relative when
-    the path is short), else the git release tag of the same version."""
-    if is_checkout():
-        rel = os.path.relpath(CHECKOUT, project_dir)
-        return {"local": rel if rel.count("..") <= 3 else str(CHECKOUT)}
+    """The packages.yml entry for this Python package: `local:` to the dbt package it carries
+    (package_source: relative when the path is short, e.g. a virtual environment inside the
+    project), else the git release tag of the same version."""
+    source = package_source()
+    if source is not None:
+        rel = os.path.relpath(source, Path(project_dir).resolve())
+        return {"local": rel if rel.count("..") <= 3 else str(source)}
     return {"git": GIT_URL, "revision": f"v{__version__}"}
 
 
@@ -108,13 +124,26 @@ def _packages_file(project_dir: Path) -> Path:
     return project_dir / "packages.yml"
 
 
+_OUR_NAME = re.compile(r"dbt[-_]schema[-_]link")
+
+
+def _stale_local(entry: Any, project_dir: Path) -> bool:
+    """A `local:` entry named like this package whose folder holds no dbt project (a removed
+    virtual environment or clone, another machine's path): ours, and `init` replaces it."""
+    local = entry.get("local") if isinstance(entry, dict) else None
+    if not isinstance(local, str) or "{{" in local or not _OUR_NAME.search(local):
+        return False
+    path = Path(local) if Path(local).is_absolute() else project_dir / local
+    return not (path / "dbt_project.yml").is_file()
+
+
 def _declares_us(entry: Any, project_dir: Path) -> bool:
     if not isinstance(entry, dict):
         return False
     local = entry.get("local")
     if isinstance(local, str) and "{{" not in local:
         path = Path(local) if Path(local).is_absolute() else project_dir / local
-        return project_yml(path.resolve()).get("name") == PACKAGE_NAME
+        return project_yml(path.resolve()).get("name") == PACKAGE_NAME or _stale_local(entry, project_dir)
     for key in ("git", "package", "tarball"):
         value = entry.get(key)
         if isinstance(value, str) and re.search(r"dbt[-_]schema[-_]link", value):
@@ -231,7 +260,7 @@ def _edit_packages(path: Path, project_dir: Path, entry: dict[str, str], replace
         if packages is not None and not isinstance(packages, list):
             raise YamlRefused("`packages:` is not a list")
         ours = [e for e in packages or [] if _declares_us(e, project_dir)]
-        if ours and not replace_pin:
+        if ours and not replace_pin and not _stale_local(ours[0], project_dir):
             return None
         if ours:
             old = ours[0]
@@ -279,9 +308,18 @@ class _Snapshot:
         return restored
 
 
-def _remote_entries(packages_file: Path) -> list[tuple[str, str]]:
-    """(how packages.yml names it, the folder `dbt deps` installs it in) for each package fetched
-    over the network (hub, git, tarball, private)."""
+@dataclass(frozen=True)
+class _Declared:
+    """One packages.yml entry: how the file names it and the folder `dbt deps` installs it in
+    (None: unknown until fetched)."""
+
+    name: str
+    folder: str | None
+    kind: str  # local, package (dbt hub), git, private, tarball
+
+
+def _declared_entries(packages_file: Path, project_dir: Path) -> list[_Declared]:
+    """Every entry of packages.yml (local ones too), in file order."""
     try:
         doc = yaml.safe_load(packages_file.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError, UnicodeDecodeError):
@@ -290,20 +328,88 @@ def _remote_entries(packages_file: Path) -> list[tuple[str, str]]:
     for entry in (doc or {}).get("packages") or [] if isinstance(doc, dict) else []:
         if not isinstance(entry, dict):
             continue
-        for key in ("package", "git", "private", "tarball"):
-            name = entry.get(key)
-            if isinstance(name, str):
-                folder = entry.get("name") if isinstance(entry.get("name"), str) else \
-                    re.sub(r"\.git$", "", name.rstrip("/").split("/")[-1])
-                out.append((name, folder))
-                break
+        for kind in ("local", "package", "git", "private", "tarball"):
+            name = entry.get(kind)
+            if not isinstance(name, str):
+                continue
+            if isinstance(entry.get("name"), str):
+                folder = entry["name"]
+            elif kind == "local":
+                path = Path(name) if Path(name).is_absolute() else project_dir / name
+                folder = project_yml(path).get("name")
+                folder = folder if isinstance(folder, str) else None
+            else:  # a hub name's last part; a git repository's name (dbt uses the project's name)
+                folder = re.sub(r"\.git$", "", name.rstrip("/").split("/")[-1])
+            out.append(_Declared(name, folder, kind))
+            break
     return out
 
 
-def _not_installed(packages_file: Path, project_dir: Path) -> list[str]:
-    """The project's network packages that `dbt deps` left uninstalled."""
+def _not_installed(declared: list[_Declared], project_dir: Path) -> list[_Declared]:
+    """The entries `dbt deps` left uninstalled."""
     install = _installed_dir(project_dir).parent
-    return [name for name, folder in _remote_entries(packages_file) if not (install / folder).exists()]
+    return [d for d in declared if d.folder is None or not (install / d.folder).exists()]
+
+
+#: The cause in dbt deps' error text, most specific first: git's own `fatal:` line, a local
+#: package without dbt_project.yml, a host that does not resolve or refuses, a hub version.
+_DEPS_CAUSES = (
+    re.compile(r"fatal: (.+)"),
+    re.compile(r"(No dbt_project\.yml found at expected path \S+)"),
+    re.compile(r"(Failed to resolve '[^']+')"),
+    re.compile(r"host='([^']+)', port=(\d+)\).*?(Connection refused|timed out)"),
+    re.compile(r"(Could not find a matching compatible version for package \S+)"),
+    re.compile(r"(Package \S+ was not found in the package index)"),
+)
+
+
+def _deps_cause(text: str) -> str | None:
+    for pattern in _DEPS_CAUSES:
+        found = pattern.search(text)
+        if found:
+            if pattern.groups == 3:  # host, port, what happened
+                return f"{found.group(3)} by {found.group(1)}:{found.group(2)}"
+            return found.group(1).strip().rstrip(".")[:300]
+    return None
+
+
+def _names_entry(text: str, d: _Declared, project_dir: Path) -> bool:
+    """Whether dbt's error text names this entry."""
+    from urllib.parse import urlsplit
+
+    if d.name.rstrip("/") in text:
+        return True
+    if d.kind == "tarball":  # requests names the host and the path apart
+        url = urlsplit(d.name)
+        return bool(url.hostname and url.path) and f"host='{url.hostname}'" in text and url.path in text
+    if d.kind == "package":  # the hub's index is fetched for every hub package at once
+        return "hub.getdbt.com" in text
+    if d.kind == "local":  # dbt names the folder by its absolute path
+        return str((project_dir / d.name).resolve()) in text
+    return False
+
+
+def _failed_entry(text: str, declared: list[_Declared], project_dir: Path) -> _Declared | None:
+    """The entry dbt's error names (dbt stops at the first package it cannot fetch)."""
+    return next((d for d in declared if _names_entry(text, d, project_dir)), None)
+
+
+def deps_failure(result: DbtResult, packages_file: Path, project_dir: Path) -> str:
+    """One line on a failed `dbt deps`: the package dbt could not fetch and why (read from its
+    output), then the declared packages to fetch (hub, git, tarball) that are not installed. Call it before packages.yml is
+    restored: it reads the file dbt ran on."""
+    declared = _declared_entries(packages_file, project_dir)
+    text = "\n".join(result.errors())
+    failed = _failed_entry(text, declared, project_dir)
+    cause = _deps_cause(text)
+    if failed is not None:
+        why = f"could not install {failed.name}" + (f" ({cause})" if cause else "")
+    else:
+        why = cause or result.error_summary()
+    # local packages install by a link once the others resolve: only fetched ones and the failed one
+    missing = [d for d in _not_installed(declared, project_dir) if d.kind != "local" or d == failed]
+    listed = f"; not installed: {', '.join(d.name for d in missing)}" if missing else ""
+    return f"dbt deps failed in {project_dir}: {why}{listed}"
 
 
 #: The on-run-end line `init --on-run-end` adds to the project's dbt_project.yml, and the var that
@@ -393,12 +499,11 @@ def _init_package(project_dir: Path, inv: DbtInvocation, check: bool, progress: 
     result = stream_dbt(inv, ["deps"])
     after = package_status(project_dir) if result.ok else None
     if after is None or after.state is not PackageState.INSTALLED:
+        failure = deps_failure(result, status.packages_file, project_dir) if after is None else None
         restored = kept.restore()
         undo = f"; {' and '.join(p.name for p in restored)} restored as before" if restored else ""
-        if after is None:
-            missing = _not_installed(status.packages_file, project_dir)
-            fetch = f"; not installed: {', '.join(missing)}" if missing else ""
-            raise WarehouseError(f"dbt deps failed in {project_dir}: {result.error_summary()}{fetch}{undo}")
+        if failure is not None:
+            raise WarehouseError(failure + undo)
         raise SchemaLinkError((after.fix(project_dir) or f"dbt deps did not install {PACKAGE_NAME}") + undo)
     report.ran_deps = True
     report.lines.append(f"ran `dbt deps`: {PACKAGE_NAME} {after.installed} installed in {project_dir}")

@@ -128,6 +128,27 @@ def test_a_file_replaced_under_a_running_command_is_one_line_not_a_traceback(sma
         assert lines[-1].startswith("error: ") and str(links) in lines[-1], res.stderr
 
 
+def test_write_skips_a_dangling_symlink_in_the_project(small, tmp_path):
+    """A leftover link in the project's root whose target is gone (`target-base -> /Users/...`):
+    `write` validates on a scratch copy without it and writes; the link is left as it was and
+    nothing is created where it points. A live link to a file outside is copied, not written
+    through."""
+    gone = tmp_path / "Users" / "someone" / "target"
+    link = small.path / "target-base"
+    link.symlink_to(gone, target_is_directory=True)
+    outside = tmp_path / "notes.md"
+    outside.write_text("kept\n")
+    (small.path / "notes.md").symlink_to(outside)
+    try:
+        cli(small, "link", "--quiet")
+        res = cli(small, "write")
+        assert "wrote " in res.stderr and "dbt parse on a scratch copy" in res.stderr, (res.stdout, res.stderr)
+    finally:
+        link.unlink()
+        (small.path / "notes.md").unlink()
+    assert not gone.exists() and not gone.parent.exists() and outside.read_text() == "kept\n"
+
+
 def _descriptions(project: BuiltProject) -> dict[str, str]:
     project.dbt("parse")
     manifest = json.loads((project.path / "target/manifest.json").read_text())

