@@ -18,6 +18,8 @@ import numpy as np
 from datasketch import LeanMinHash, MinHashLSHEnsemble
 from datasketch.lshensemble_partition import optimal_partitions
 
+from dbt_schema_link.discovery.policy import VALUES
+
 
 @dataclass(frozen=True, slots=True)
 class ContainmentEstimate:
@@ -30,6 +32,13 @@ class ContainmentEstimate:
     violations: int  # hash functions whose minimum over A is below B's: a value of A not in B
 
     def describe(self, child_n: int, parent_n: int) -> str:
+        if self.reliability < VALUES.estimate_reliability_min:
+            # too few minima land in the child to tell: never claim what J and the J-based figure deny
+            return (
+                f"containment untold by MinHash (J={self.jaccard:.3f}, J-based {self.jaccard_containment:.2f}, "
+                f"|child|={child_n}, |parent|={parent_n}, {self.violations} witnesses of values outside the "
+                f"parent, reliability {self.reliability:.2f}): only the exact check can say"
+            )
         return (
             f"containment≈{self.containment:.2f} from MinHash (J={self.jaccard:.3f}, "
             f"J-based {self.jaccard_containment:.2f}, |child|={child_n}, |parent|={parent_n}, "

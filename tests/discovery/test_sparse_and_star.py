@@ -193,3 +193,13 @@ def test_a_declared_relation_the_warehouse_lacks_is_never_verified():
     links = discover(w.project(), w.profiles(), DiscoverySettings(), verify=verify)
     assert ("orders.customer_id", "customers.customer_id") in pairs(links.inferred)
     assert asked and not any(missing in (c.relation, p.relation) for c, p in asked)
+
+
+def test_a_minhash_estimate_never_claims_what_its_own_figures_deny():
+    """One child value in a large parent: no minimum lands in the child, so the estimate's
+    containment (no witness against) says nothing; the line must not read as containment 1.00."""
+    from dbt_schema_link.discovery.values import ContainmentEstimate
+    untold = ContainmentEstimate(1.0, 0.0, 0.0, 0.01, 0).describe(1, 500)
+    assert "containment≈1.00" not in untold and "only the exact check can say" in untold
+    told = ContainmentEstimate(1.0, 0.5, 0.9, 0.9, 0).describe(50, 60)
+    assert told.startswith("containment≈1.00")
