@@ -52,14 +52,21 @@ def write_project(project_dir: Path, db_name: str, sqlite_path: Path, duckdb_pat
         tables = user_tables(src)
     finally:
         src.close()
+    _dump(project_dir / "models" / "sources.yml",
+          {"version": 2, "sources": [source_entry(source_name, db_name, tables, reserved)]})
+    return BenchProject(dir=project_dir, name=name, source_name=source_name)
+
+
+def source_entry(name: str, schema: str, tables, reserved) -> dict:
+    """One dbt source declaring every table, quoting the names that need it (the one place
+    benchmarks write a sources.yml entry)."""
     entries = []
     for table in tables:
         entry: dict = {"name": table}
         if needs_quoting(table, reserved):
             entry["quoting"] = {"identifier": True}
         entries.append(entry)
-    source: dict = {"name": source_name, "schema": db_name, "tables": entries}
-    if needs_quoting(db_name, reserved):
+    source: dict = {"name": name, "schema": schema, "tables": entries}
+    if needs_quoting(schema, reserved):
         source["quoting"] = {"schema": True}
-    _dump(project_dir / "models" / "sources.yml", {"version": 2, "sources": [source]})
-    return BenchProject(dir=project_dir, name=name, source_name=source_name)
+    return source

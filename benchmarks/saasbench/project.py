@@ -24,7 +24,8 @@ import yaml
 
 from convbench.runner import point_package_at
 from fkbench import product
-from fkbench.duckdb_load import needs_quoting, quote, reserved_words
+from fkbench.dbt_project import source_entry
+from fkbench.duckdb_load import quote, reserved_words
 
 from .labels import Package
 
@@ -90,16 +91,8 @@ def write_project(project_dir: Path, pkg: str, tables: list[str], duckdb_path: P
             "type": "duckdb", "path": str(duckdb_path.resolve()), "schema": pkg, "threads": 1}}}})
     _dump(project_dir / "packages.yml", {"packages": [{"local": str(repo_root.resolve())}]})
     reserved = reserved_words()
-    entries = []
-    for table in tables:
-        entry: dict = {"name": table}
-        if needs_quoting(table, reserved):
-            entry["quoting"] = {"identifier": True}
-        entries.append(entry)
-    source: dict = {"name": pkg, "schema": pkg, "tables": entries}
-    if needs_quoting(pkg, reserved):
-        source["quoting"] = {"schema": True}
-    _dump(project_dir / "models" / "sources.yml", {"version": 2, "sources": [source]})
+    _dump(project_dir / "models" / "sources.yml",
+          {"version": 2, "sources": [source_entry(pkg, pkg, tables, reserved)]})
 
 
 def reusable(project_dir: Path, wanted: dict) -> str | None:
