@@ -152,9 +152,6 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
         return TrapCheck.refused(Trap.NOT_A_KEY, (
             f"{never[0].label} holds {never[0].family.value} values: a period or a flag, not a key, whatever its "
             "name or values (only a calendar's key of days is referenced by dates)"))
-    if named and child.parts.measure and not designates(child, parent):
-        return TrapCheck.refused(Trap.MEASURE, f"{child.label} is named as a quantity, not a key: a measure "
-                                               "name shared with another column is no reference")
     unconfirmed = unconfirmable(child, parent)
     if unconfirmed and not _names_key(child, parent, evidence):
         # nothing the data says can confirm it, so the name must designate the parent's key:
