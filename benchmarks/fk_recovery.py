@@ -74,14 +74,7 @@ def log(message: str) -> None:
 
 
 def select_databases(data_dir: Path, only: list[str] | None) -> list[databases.BenchDatabase]:
-    found = databases.discover(data_dir)
-    if not only:
-        return found
-    by_name = {db.name.lower(): db for db in found}
-    unknown = [n for n in only if n.lower() not in by_name]
-    if unknown:
-        raise SystemExit(f"error: unknown database(s) {unknown}; available: {sorted(db.name for db in found)}")
-    return [by_name[n.lower()] for n in only]
+    return databases.select_named(databases.discover(data_dir), only, "database")
 
 
 def run_peer(db: databases.BenchDatabase, workdir: Path, peer_python: Path) -> peer.PeerRun:

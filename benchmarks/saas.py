@@ -45,6 +45,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from fkbench import product
+from fkbench.databases import select_named
 from saasbench import labels, project, report, scoring, split
 from saasbench.report import PackageResult
 
@@ -77,14 +78,7 @@ def log(message: str) -> None:
 
 
 def select_packages(data_dir: Path, only: list[str] | None) -> list[labels.Package]:
-    found = labels.discover(data_dir)
-    if not only:
-        return found
-    by_name = {p.name.lower(): p for p in found}
-    unknown = [n for n in only if n.lower() not in by_name]
-    if unknown:
-        raise SystemExit(f"error: unknown package(s) {unknown}; available: {sorted(by_name)}")
-    return [by_name[n.lower()] for n in dict.fromkeys(only)]
+    return select_named(labels.discover(data_dir), only, "package")
 
 
 def run_one(package: labels.Package, args: argparse.Namespace) -> PackageResult:

@@ -148,3 +148,15 @@ def ground_truth(path: Path) -> GroundTruth:
         return GroundTruth(foreign_keys=fks, unresolved=unresolved)
     finally:
         conn.close()
+
+
+def select_named(found: list, only: list[str] | None, what: str) -> list:
+    """The items of ``found`` (each with a ``name``) that ``only`` names, case-insensitively, in
+    ``only``'s order; all of them without ``only``. An unknown name exits with the ones there are."""
+    if not only:
+        return found
+    by_name = {item.name.lower(): item for item in found}
+    unknown = [n for n in only if n.lower() not in by_name]
+    if unknown:
+        raise SystemExit(f"error: unknown {what}(s) {unknown}; available: {sorted(item.name for item in found)}")
+    return [by_name[n.lower()] for n in dict.fromkeys(only)]
