@@ -204,9 +204,7 @@ def _noted(evidence: list[Evidence], note: str) -> list[Evidence]:
     """``evidence`` with ``note`` added to its measured containment (the exact check's, else the
     cardinality's), the item a reader looks at for why values alone stop where they do."""
     at = next((i for i, e in enumerate(evidence) if e.signal is Signal.EXACT_CONTAINMENT),
-              next((i for i, e in enumerate(evidence) if e.signal is Signal.CARDINALITY), None))
-    if at is None:
-        return evidence + [Evidence(Signal.CARDINALITY, 0.0, note.lstrip("; "))]
+              next(i for i, e in enumerate(evidence) if e.signal is Signal.CARDINALITY))
     return evidence[:at] + [replace(evidence[at], detail=evidence[at].detail + note)] + evidence[at + 1:]
 
 

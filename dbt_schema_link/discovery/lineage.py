@@ -11,7 +11,7 @@ from dbt_schema_link.discovery.features import Features
 from dbt_schema_link.discovery.materialise import cardinality
 from dbt_schema_link.discovery.policy import NAMES
 from dbt_schema_link.discovery.records import Cardinality, Domain, Evidence, Link, LinkKind, Provenance, Signal
-from dbt_schema_link.discovery.sqlfacts import JoinClause, SqlCopy, SqlFacts, SqlJoin, selects_star
+from dbt_schema_link.discovery.sqlfacts import JoinClause, SqlCopy, SqlFacts, SqlJoin
 
 
 def lookups_as_joins(facts: SqlFacts, features: Features) -> SqlFacts:
@@ -36,22 +36,15 @@ def lookups_as_joins(facts: SqlFacts, features: Features) -> SqlFacts:
 
 
 def mark_pass_through(facts: SqlFacts, features: Features) -> None:
-    """Flag each model that is ``select *`` of one upstream relation, every column an unrenamed
-    copy (``RelInfo.pass_through``; a staging model that lists its columns is modelled): a join found on it is reported on a modelled copy instead."""
-    sources: dict[str, set[str]] = {}
-    copied: dict[str, set[str]] = {}
+    """Flag each model that is ``select *`` of one upstream relation (``RelInfo.pass_through``;
+    a staging model that lists its columns is modelled): a join found on it is reported on a
+    modelled copy instead."""
+    upstream: dict[str, set[str]] = {}
     for copy in facts.copies:
-        uid = copy.column.relation
-        if copy.renamed:
-            sources.setdefault(uid, set()).update(("", copy.source.relation))  # a rename: modelled
-        else:
-            sources.setdefault(uid, set()).add(copy.source.relation)
-        copied.setdefault(uid, set()).add(copy.column.column.lower())
-    for uid, upstream in sources.items():
+        upstream.setdefault(copy.column.relation, set()).add(copy.source.relation)
+    for uid in facts.star_views:
         rel = features.relations.get(uid)
-        if rel is not None and len(upstream) == 1 and rel.columns and \
-                all(c.ref.column.lower() in copied[uid] for c in rel.columns) and \
-                selects_star(rel.relation.compiled_sql):
+        if rel is not None and len(upstream.get(uid, ())) == 1:
             rel.pass_through = True
 
 

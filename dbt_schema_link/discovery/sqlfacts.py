@@ -63,6 +63,9 @@ class SqlFacts:
     #: model output columns computed by count/sum/avg (``count(order_id) as number_of_orders``):
     #: measures, whatever their names say
     aggregates: list[ColumnRef] = field(default_factory=list)
+    #: models whose outer query selects ``*`` alone (``select * from source``: a package's
+    #: ``_tmp`` view), read before qualification expands the star
+    star_views: set[str] = field(default_factory=set)
     paths: Counter = field(default_factory=Counter)  # SqlPath -> models analysed that way
     failures: list[tuple[str, str]] = field(default_factory=list)  # (model, message)
     warnings: list[tuple[str, str]] = field(default_factory=list)  # (model, a library's logged warning)
@@ -200,30 +203,35 @@ def _extract_one(rel: Relation, project: Project, renderer: SqlRenderer, lookup:
     last_error = ""
     for attempt in attempts:
         try:
-            joins, copies, aggregates = analyse_sql(attempt, rel, project, lookup, dialect)
+            joins, copies, aggregates, star = analyse_sql(attempt, rel, project, lookup, dialect)
         except (sqlglot.errors.SqlglotError, ValueError, RecursionError) as err:
             last_error = f"{attempt.path.value}: {str(err).splitlines()[0][:200] if str(err) else type(err).__name__}"
             continue
         facts.joins.extend(joins)
         facts.copies.extend(copies)
         facts.aggregates.extend(aggregates)
+        if star:
+            facts.star_views.add(rel.unique_id)
         facts.paths[attempt.path] += 1
         return
     facts.failures.append((rel.unique_id, last_error))
 
 
 def analyse_sql(rendered: RenderedSql, rel: Relation, project: Project, lookup: RelationLookup,
-                dialect: str | None) -> tuple[list[SqlJoin], list[SqlCopy], list[ColumnRef]]:
-    """Joins, copies and aggregate columns in one model's SQL. Raises sqlglot errors when it does
-    not parse."""
+                dialect: str | None) -> tuple[list[SqlJoin], list[SqlCopy], list[ColumnRef], bool]:
+    """Joins, copies and aggregate columns in one model's SQL, and whether its outer query
+    selects ``*`` alone. Raises sqlglot errors when it does not parse."""
     statements = [s for s in sqlglot.parse(rendered.sql, read=dialect) if s is not None]
     joins: list[SqlJoin] = []
     copies: list[SqlCopy] = []
     aggregates: list[ColumnRef] = []
+    star = False
     for statement in statements:
         query = statement.expression if isinstance(statement, exp.Create) else statement
         if not isinstance(query, exp.Query):
             continue
+        star = star or (isinstance(query, exp.Select) and len(query.expressions) == 1
+                        and isinstance(query.expressions[0], exp.Star))
         resolver = _Resolver(query, rel, project, lookup, dialect)
         joins.extend(
             SqlJoin(a, b, rel.unique_id, clause, rendered.path) for a, b, clause in resolver.joins()
@@ -233,7 +241,7 @@ def analyse_sql(rendered: RenderedSql, rel: Relation, project: Project, lookup: 
             for col, src, renamed in resolver.copies()
         )
         aggregates.extend(resolver.aggregates())
-    return _dedupe(joins), _dedupe(copies), _dedupe(aggregates)
+    return _dedupe(joins), _dedupe(copies), _dedupe(aggregates), star
 
 
 def _dedupe(items: list) -> list:
@@ -494,15 +502,3 @@ def _unwrap(node: exp.Expr) -> exp.Expr:
         node = node.this
     return node
 
-
-def selects_star(sql: str | None) -> bool:
-    """The query's outer projection is ``*`` alone (``select * from source``): a view of one
-    relation as it is, what a package's ``_tmp`` models are. A parse failure is no star."""
-    if not sql:
-        return False
-    try:
-        with _library_warnings():
-            tree = sqlglot.parse_one(sql)
-    except Exception:  # noqa: BLE001 - any SQL sqlglot cannot read is simply not a star view
-        return False
-    return isinstance(tree, exp.Select) and len(tree.expressions) == 1 and isinstance(tree.expressions[0], exp.Star)
