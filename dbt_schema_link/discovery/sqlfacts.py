@@ -230,8 +230,7 @@ def analyse_sql(rendered: RenderedSql, rel: Relation, project: Project, lookup: 
         query = statement.expression if isinstance(statement, exp.Create) else statement
         if not isinstance(query, exp.Query):
             continue
-        star = star or (isinstance(query, exp.Select) and len(query.expressions) == 1
-                        and isinstance(query.expressions[0], exp.Star))
+        star = star or _selects_one_relation_whole(query)
         resolver = _Resolver(query, rel, project, lookup, dialect)
         joins.extend(
             SqlJoin(a, b, rel.unique_id, clause, rendered.path) for a, b, clause in resolver.joins()
@@ -242,6 +241,16 @@ def analyse_sql(rendered: RenderedSql, rel: Relation, project: Project, lookup: 
         )
         aggregates.extend(resolver.aggregates())
     return _dedupe(joins), _dedupe(copies), _dedupe(aggregates), star
+
+
+def _selects_one_relation_whole(query: exp.Query) -> bool:
+    """``select * from <relation>``: no CTE, no join, the star over one physical relation (a
+    package's ``_tmp`` view). ``select * from final`` closing a staging model's CTEs is not."""
+    if not isinstance(query, exp.Select) or query.ctes or query.args.get("joins"):
+        return False
+    source = query.args.get("from_", query.args.get("from"))  # sqlglot renamed the key ("from_" in 30)
+    return (len(query.expressions) == 1 and isinstance(query.expressions[0], exp.Star)
+            and source is not None and isinstance(source.this, exp.Table))
 
 
 def _dedupe(items: list) -> list:

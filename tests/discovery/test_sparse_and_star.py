@@ -149,7 +149,8 @@ def test_a_partial_link_stays_under_the_join_bar():
 
 
 def test_a_join_is_reported_on_the_staging_models_not_their_pass_through_views():
-    """A package's `_tmp` views copy each source table unchanged; its staging models rename.
+    """A package's `_tmp` views are `select *` of each source table; its staging models rename
+    inside CTEs and close on `select * from final`, which is no pass-through.
     The join is one link, kept on the staging pair, with the views' pair among its copies."""
     rng = random.Random(7)
     w = Warehouse()
@@ -164,7 +165,8 @@ def test_a_join_is_reported_on_the_staging_models_not_their_pass_through_views()
     w.model("stg_crm__deal", {"deal_id": (INT, deals), "deal_name": (TEXT, [f"d{i}" for i in deals])},
             depends_on=[deal_tmp], sql='select id as deal_id, name as deal_name from "db"."main"."stg_crm__deal_tmp"')
     w.model("stg_crm__note", {"note_id": (INT, ids(200, 9000)), "deal_id": (INT, note_deals)},
-            depends_on=[note_tmp], sql='select id as note_id, deal_id from "db"."main"."stg_crm__note_tmp"')
+            depends_on=[note_tmp], sql='with final as (select id as note_id, deal_id from "db"."main"."stg_crm__note_tmp") '
+                'select * from final')  # dbt style: a staging model closes on `select * from final`
     links = run(w)
     deal_links = [k for k in links.inferred if k.child.column == "deal_id"]
     assert [(k.child.relation.rsplit(".", 1)[-1], k.parent.relation.rsplit(".", 1)[-1]) for k in deal_links] == [
