@@ -175,6 +175,12 @@ def evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstim
     check = find_trap(child, parent, evidence, settings, fit, named) if block is None else PASSED
     if pending and block is None:
         block = Block.TYPES_NEED_VALUES
+    unconfirmed = unconfirmable(child, parent) if block is None and check.trap is None else ""
+    if unconfirmed and measured:
+        # a parent of a few rows holds a sample of its keys: whatever share of the child it
+        # holds says nothing either way, so the name that passed the trap is weighed alone
+        evidence, measured = _noted([e for e in evidence if e.signal not in VALUE_SIGNALS],
+                                    _sample_note(exact)), False
     conf = confidence(evidence, measured)
     if (named or joined) and measured and block is None and _short_of_containment(child, parent, exact, settings):
         # orphans short of full containment neither confirm nor contradict what the names say (a
@@ -187,8 +193,10 @@ def evaluate(cand: Candidate, settings: DiscoverySettings, est: ContainmentEstim
     if checked and measured and (exact is None or not exact.child_distinct):
         conf = min(conf, CAPS.unverified)
     if exact is not None and exact.child_distinct and exact.containment < settings.min_exact_containment:
-        conf = min(conf, CAPS.partial)
-    unconfirmed = unconfirmable(child, parent) if block is None and check.trap is None else ""
+        # orphans are a sample's only where the name refers to the parent (or SQL joins them):
+        # two columns sharing an attribute's name (`index`, `code`) overlap in part by chance
+        shared_only = named and not joined and not _refers(child, parent)
+        conf = min(conf, CAPS.failed_check if shared_only else CAPS.partial)
     if unconfirmed and conf > CAPS.unconfirmed:
         conf = CAPS.unconfirmed
         evidence = _noted(evidence, f"; named, no data to check: {unconfirmed}, so the data can neither confirm "
@@ -245,8 +253,7 @@ def _short_of_containment(child: ColInfo, parent: ColInfo, exact: ContainmentRes
     if not (exact is not None and exact.child_distinct > 0
             and settings.partial_min_containment <= exact.containment < settings.min_exact_containment):
         return False
-    refers = (parent.is_table_key() and child.parts.keyness >= NAMES.key_name_min) or \
-        parent.rel.names.named_by(child.parts.head_key)
+    refers = _refers(child, parent)
     c, p = child.profile, parent.profile
     if not refers or c is None or p is None:
         return refers
@@ -254,6 +261,20 @@ def _short_of_containment(child: ColInfo, parent: ColInfo, exact: ContainmentRes
         return True
     slack = VALUES.partial_range_slack * (p.max_value - p.min_value + 1.0)
     return p.min_value - slack <= c.min_value and c.max_value <= p.max_value + slack
+
+
+def _refers(child: ColInfo, parent: ColInfo) -> bool:
+    """The child's name refers to the parent: a key name to its relation's key, or the
+    relation's own name (not a shared attribute such as ``phone`` or ``index``)."""
+    return (parent.is_table_key() and child.parts.keyness >= NAMES.key_name_min) or \
+        parent.rel.names.named_by(child.parts.head_key)
+
+
+def _sample_note(exact: ContainmentResult | None) -> str:
+    if exact is None or not exact.child_distinct:
+        return "; its values are not weighed"
+    return (f"; the exact check found {exact.matched} of {exact.child_distinct} child values in the parent, "
+            "which is not weighed")
 
 
 def _partial_note(exact: ContainmentResult) -> str:

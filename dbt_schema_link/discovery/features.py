@@ -15,7 +15,7 @@ from dbt_schema_link.discovery.names import (
     DATE_WORDS, NameParts, RelationNames, Vocabulary, analyse_column, analyse_relation, is_glued, project_glued,
     strip_table_prefix, table_column_prefix, with_compound_heads,
 )
-from dbt_schema_link.discovery.policy import KEY, NAMES
+from dbt_schema_link.discovery.policy import KEY, NAMES, TRAPS
 from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.types import NUMERIC_FAMILIES, TypeFamily, column_family, is_day_type
 from dbt_schema_link.profiling.records import FLAG_WORDS as FLAG_VALUES  # noqa: F401 - re-exported
@@ -41,6 +41,12 @@ class RelInfo:
     @property
     def row_count(self) -> int:
         return self.profile.row_count if self.profile else 0
+
+    @property
+    def few_rows(self) -> bool:
+        """Loaded with ``TRAPS.tiny_parent_rows`` rows or fewer: every column of it is unique,
+        and the keys it holds are a sample's, not all there are."""
+        return 0 < self.row_count <= TRAPS.tiny_parent_rows
 
     def __post_init__(self) -> None:
         #: Fraction of rows the profile's statistics describe (asked once per scored pair): below
@@ -71,6 +77,9 @@ class ColInfo:
     aggregate: bool = False  # its model's SQL computes it with count/sum/avg (set from SqlFacts)
     #: its name's head is a name of another relation of the project (``concert_id``: ``concert``)
     names_relation: bool = False
+    #: ... and that relation has a key: the entity the column references, so another relation
+    #: that merely carries the same key (a bridge, a history, a line table) is never its parent
+    names_entity: bool = False
     key: tuple[str, str] = field(init=False)  # ref.key(): the column's case-insensitive identity
     has_values: bool = field(init=False)
     all_null: bool = field(init=False)  # profiled and holds no value: its type is the loader's guess
@@ -192,6 +201,11 @@ def build_features(project: Project, profiles: ProfileSet | None, settings: Disc
             info.columns.append(ci)
             columns.append(ci)
         _classify_columns(info, settings)
+    # heads naming a relation that has a key: what an entity's reference is named for
+    entity_heads = {key for uid, info in relations.items() if info.key_columns
+                    for key in rel_names[uid].strong_keys()}
+    for ci in columns:
+        ci.names_entity = ci.names_relation and ci.parts.head_key in entity_heads
     by_ref = {c.ref.key(): c for c in columns}
     return Features(relations=relations, columns=columns, by_ref=by_ref, k=k)
 

@@ -331,6 +331,12 @@ class RelationNames:
         """The keys that are its names (:meth:`named_by`)."""
         return [key for key, weight in self.keys.items() if weight >= KEY.names_relation_min]
 
+    def part_of(self, other: "RelationNames") -> bool:
+        """This relation's name begins with the whole of ``other``'s and goes on: its lines,
+        history or tags (``journal_cash_line`` of ``journal_cash``)."""
+        mine, theirs = self.key_words.get(self.main, ()), other.key_words.get(other.main, ())
+        return 0 < len(theirs) < len(mine) and mine[:len(theirs)] == theirs
+
     def abbreviates(self, head_key: str) -> bool:
         """``cont`` (ContId) abbreviates ``continent``; ``stu`` (StuID) ``student``."""
         if len(head_key) < 2:

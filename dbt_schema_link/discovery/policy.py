@@ -145,7 +145,9 @@ class Caps:
     #: the exact check measured less containment than the pair needs (below
     #: ``partial_min_containment`` when names or SQL vouch, else below ``min_exact_containment``):
     #: names and SQL joins then say what the schema means, not what the data holds, so the pair is
-    #: kept under the default keep bar (0.5) and reported as a containment rejection instead
+    #: kept under the default keep bar (0.5) and reported as a containment rejection instead;
+    #: the same for any short containment when the names only share an attribute's name
+    #: (`index`, `code`) and do not refer to the parent (``evaluate._refers``)
     failed_check: float = 0.3
     #: a profiled pair the warehouse could have checked and did not (over the verification
     #: budget, no values on the child, the check returned nothing): kept and shown, under the

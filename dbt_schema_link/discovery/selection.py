@@ -10,7 +10,7 @@ from dbt_schema_link.discovery.evaluate import Scored
 from dbt_schema_link.discovery.materialise import inferred_link
 from dbt_schema_link.discovery.evidence import designates, names_or_sql
 from dbt_schema_link.discovery.policy import SELECTION
-from dbt_schema_link.discovery.records import Link
+from dbt_schema_link.discovery.records import NAME_SIGNALS, Link
 from dbt_schema_link.discovery.settings import DiscoverySettings
 from dbt_schema_link.discovery.verification import pair_rank
 
@@ -122,8 +122,14 @@ def _partial(s: Scored, settings: DiscoverySettings) -> bool:
 def sort_key(s: Scored) -> tuple:
     child, parent = s.cand.child, s.cand.parent
     coverage = child.distinct / parent.distinct if parent.distinct and child.distinct else 0.0
-    return (round(s.confidence, 6), round(coverage, 6), round(parent.pk_score, 6), -parent.rel.depth,
-            _reverse_text(str(parent.ref)))
+    return (round(s.confidence, 6), _name_strength(s), round(coverage, 6), round(parent.pk_score, 6),
+            -parent.rel.depth, _reverse_text(str(parent.ref)))
+
+
+def _name_strength(s: Scored) -> float:
+    """What the names say, which orders pairs a cap left level (two parents of an all-NULL
+    `created_by` at 0.6: the table of users before a list of contacts), never the alphabet."""
+    return round(sum(e.strength for e in s.raw if e.signal in NAME_SIGNALS), 6)
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -132,8 +138,8 @@ def _reverse_text(text: str) -> tuple:
 
 
 def _better(a: Scored, b: Scored) -> bool:
-    ka = (round(a.confidence, 6), a.cand.parent.pk_score, -a.cand.child.pk_score)
-    kb = (round(b.confidence, 6), b.cand.parent.pk_score, -b.cand.child.pk_score)
+    ka = (round(a.confidence, 6), _name_strength(a), a.cand.parent.pk_score, -a.cand.child.pk_score)
+    kb = (round(b.confidence, 6), _name_strength(b), b.cand.parent.pk_score, -b.cand.child.pk_score)
     if ka != kb:
         return ka > kb
     return str(a.cand.parent.ref) < str(b.cand.parent.ref)

@@ -36,7 +36,7 @@ def unconfirmable(child: ColInfo, parent: ColInfo) -> str:
     if child.all_null:
         return f"{child.label} holds only NULLs"
     rows = parent.rel.row_count
-    if parent.has_values and 0 < rows <= TRAPS.tiny_parent_rows:
+    if parent.has_values and parent.rel.few_rows:
         return f"{parent.rel.relation.short_name} has {rows} row{'s' if rows > 1 else ''}, so each of its columns is unique"
     return ""
 
@@ -59,9 +59,30 @@ def _names_key(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence]) ->
         return bool(child.parts.head_key) and parent.rel.names.named_by(child.parts.head_key)
     if designates(child, parent):
         return True
+    if child.is_table_key():
+        return False  # one key name on two relations' own keys: a naming habit, unless data says 1:1
     exact = any(e.signal is Signal.NAME_EXACT for e in evidence)
-    return (not child.names_relation and not parent.names_relation and has_name_signal(evidence)
+    # a resemblance (`payroll_file_number` ~ `profile`) designates nothing: the same name or a
+    # pattern the name rules read must
+    matched = any(e.signal in (Signal.NAME_EXACT, Signal.NAME_PATTERN) and e.strength >= NAMES.signal_min
+                  for e in evidence)
+    return (not child.names_relation and not parent.names_relation and matched
             and (not exact or parent.parts.keyness >= NAMES.key_name_min))
+
+
+def _shapes_differ(child: ColInfo, parent: ColInfo) -> str:
+    """Why the child's text values cannot be keys of the parent ("" when they may be): the
+    parent's keys all have one width and the child's values are of other widths."""
+    c, p = child.profile, parent.profile
+    if c is None or p is None or not (child.has_values and parent.has_values) or TypeFamily.TEXT not in (
+            child.family, parent.family):
+        return ""
+    if None in (c.min_len, c.max_len, p.min_len, p.max_len) or p.min_len != p.max_len:
+        return ""
+    if c.min_len == c.max_len == p.min_len:
+        return ""
+    return (f"its keys are all {p.min_len} characters long while {child.label} holds values of "
+            f"{c.min_len}..{c.max_len}")
 
 
 @dataclass(frozen=True)
@@ -159,6 +180,20 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
         return TrapCheck.refused(Trap.EMPTY_CHILD if child.all_null else Trap.TINY_PARENT, (
             f"{unconfirmed}, so only a name that designates {parent.rel.relation.short_name}'s key "
             f"(<entity>_id -> entity.id) could link it, and {child.ref.column!r} does not"))
+    shape = _shapes_differ(child, parent) if unconfirmed else ""
+    if shape:
+        # a sample's few keys cannot confirm, but a fixed width they all have still tells what a
+        # key of theirs looks like: user names are no 32-character ids
+        return TrapCheck.refused(Trap.TINY_PARENT, f"{unconfirmed}, and {shape}")
+    if child.names_entity and not parent.rel.names.named_by(child.parts.head_key) and not (
+            parent.is_table_key() and child.rel.names.part_of(parent.rel.names)):
+        # `organization_id` references the relation `organization`, which has a key: a bridge,
+        # history or line table that carries the same column is a sibling, not its parent,
+        # however well the names or values match (the entity's key is there to be linked);
+        # the header a line table is named for is the line's parent whatever the column says
+        return TrapCheck.refused(Trap.NAMED_ELSEWHERE, (
+            f"{child.label} is named for the relation {child.parts.head_key!r}, which has a key; "
+            f"{parent.rel.relation.short_name} merely carries it"))
     if named:
         return PASSED
     if is_calendar_pair(child, parent, settings):

@@ -205,3 +205,67 @@ def test_a_minhash_estimate_never_claims_what_its_own_figures_deny():
     assert "containment≈1.00" not in untold and "only the exact check can say" in untold
     told = ContainmentEstimate(1.0, 0.5, 0.9, 0.9, 0).describe(50, 60)
     assert told.startswith("containment≈1.00")
+
+
+def test_a_tiny_parent_sample_neither_confirms_nor_contradicts_a_designating_name():
+    """Sample rows: the two candidates hold other ids than the applications name. The name
+    `candidate_id` designates the candidate's key, so the pair is kept, judged on the name alone,
+    under the write bar, and says what the exact check found."""
+    w = Warehouse()
+    w.table("candidate", {"id": (INT, [11, 12]), "name": (TEXT, ["a", "b"])})
+    w.table("application", {"id": (INT, ids(30, 100)), "candidate_id": (INT, ids(30, 900))})
+    (link,) = [k for k in run(w).inferred if k.child.column == "candidate_id"]
+    assert link.parent.relation.endswith(".candidate") and link.parent.column == "id"
+    assert link.confidence == CAPS.unconfirmed < CONFIDENCE_BARS.write_test
+    detail = " ".join(e.detail for e in link.evidence)
+    assert "found 0 of 30 child values in the parent, which is not weighed" in detail
+    assert "no data to check" in detail
+
+
+def test_a_tiny_parents_fixed_width_keys_refuse_values_of_another_shape():
+    """One user row keyed by a 32-character id: names of people in `sys_created_by` are no
+    such keys, however the role reads."""
+    w = Warehouse()
+    w.table("sys_user", {"sys_id": (TEXT, ["b0f31e5673500010c2e7660c4cf6a711"]), "name": (TEXT, ["admin"])})
+    w.table("task", {"sys_id": (TEXT, [f"{i:032x}" for i in range(20)]),
+                     "sys_created_by": (TEXT, ["admin", "first.last", "bob"] * 6 + ["x", "y"])})
+    links = run(w, min_confidence=0.0)
+    assert not any(c == "task.sys_created_by" for c, _ in pairs(links.inferred))
+    # one key name on every table's own key is the naming habit, not a reference
+    assert not any(c == "task.sys_id" for c, _ in pairs(links.inferred))
+    (r,) = [r for r in links.rejected if r.child.column == "sys_created_by"]
+    assert r.trap is Trap.TINY_PARENT and "32 characters long" in r.detail
+
+
+def test_the_entity_beats_a_relation_that_carries_its_key_whatever_the_evidence():
+    """`organization_id` is named for `organization`, which has a key: a bridge that carries
+    every organization id (the values fit it fully) is a sibling, never its parent; the header
+    a line table is named for stays the line's parent."""
+    rng = random.Random(11)
+    w = Warehouse()
+    orgs = ids(40, 700)
+    w.table("organization", {"id": (INT, orgs), "name": (TEXT, [f"o{i}" for i in orgs])})
+    w.table("organization_job_family", {"organization_id": (INT, orgs), "job_family_id": (INT, ids(40, 50))})
+    w.table("organization_role", {"id": (INT, ids(200, 5000)),
+                                  "organization_id": (INT, [rng.choice(orgs[:30]) for _ in range(200)])})
+    journals = ids(50, 3000)
+    w.table("journal", {"journal_id": (INT, ids(50, 8000)), "number": (INT, ids(50))})
+    w.table("journal_cash", {"journal_id": (INT, journals), "number": (INT, ids(50))})
+    w.table("journal_cash_line", {"journal_line_id": (INT, ids(150, 20000)),
+                                  "journal_id": (INT, [rng.choice(journals) for _ in range(150)])})
+    links = run(w)
+    found = pairs(links.inferred)
+    assert ("organization_role.organization_id", "organization.id") in found
+    assert not any(p.startswith("organization_job_family.") for _, p in found)
+    assert ("journal_cash_line.journal_id", "journal_cash.journal_id") in found
+
+
+def test_a_shared_attribute_name_with_orphans_is_no_partial_link():
+    """Two line tables' `index` (a position inside their order) overlap in part: the name is an
+    attribute both have, not a reference, so orphans make no partial link of it."""
+    rng = random.Random(13)
+    w = Warehouse()
+    w.table("product_tag", {"index": (INT, ids(12, 0)), "product_id": (INT, [1] * 12), "value": (TEXT, list("abcdefghijkl"))})
+    w.table("order_shipping_tax_line", {"id": (INT, ids(60, 400)), "index": (INT, [rng.choice(ids(30, 0)) for _ in range(60)])})
+    links = run(w)
+    assert not any(c == "order_shipping_tax_line.index" for c, _ in pairs(links.inferred))
