@@ -13,7 +13,7 @@ from dbt_schema_link.artifacts.records import ColumnRef, Project, Relation, Reso
 from dbt_schema_link.artifacts.dag import relation_depths, relation_parents
 from dbt_schema_link.discovery.names import (
     DATE_WORDS, NameParts, RelationNames, Vocabulary, analyse_column, analyse_relation, is_glued, project_glued,
-    strip_table_prefix, table_column_prefix, with_compound_heads,
+    strip_table_prefix, table_column_prefix, with_compound_heads, without_taken,
 )
 from dbt_schema_link.discovery.policy import KEY, NAMES, TRAPS
 from dbt_schema_link.discovery.settings import DiscoverySettings
@@ -154,6 +154,8 @@ def build_features(project: Project, profiles: ProfileSet | None, settings: Disc
     vocabulary = Vocabulary((key for names in rel_names.values() for key in names.keys),
                             (w for names in rel_names.values() for ws in names.key_words.values() for w in ws))
     rel_names = {uid: with_compound_heads(names, vocabulary.word) for uid, names in rel_names.items()}
+    wholes = frozenset(names.main for names in rel_names.values())
+    rel_names = {uid: without_taken(names, wholes) for uid, names in rel_names.items()}
     # the heads that name a relation: a column named by one says which relation it references
     relation_heads = {key for names in rel_names.values() for key in names.strong_keys()}
     # one NameParts per distinct name: warehouses repeat names (customer_id in hundreds of

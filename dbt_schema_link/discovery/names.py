@@ -401,6 +401,17 @@ def _people(keys: dict[str, float]) -> float:
     return people
 
 
+def without_taken(names: RelationNames, wholes: frozenset[str]) -> RelationNames:
+    """``names`` whose weaker readings that are another relation's whole name are kept only at
+    ``READING.relation_taken``: with a relation `contact`, `contact_list` no longer names a contact."""
+    taken = {key for key, weight in names.keys.items()
+             if key in wholes and key != names.main and weight < READING.relation_whole}
+    if not taken:
+        return names
+    keys = {key: min(weight, READING.relation_taken) if key in taken else weight for key, weight in names.keys.items()}
+    return RelationNames(main=names.main, keys=keys, people=_people(keys), key_words=dict(names.key_words))
+
+
 def with_compound_heads(names: RelationNames, is_word: Callable[[str], bool]) -> RelationNames:
     """``names`` with the head nouns of its glued words: ``superhero`` read as ``super`` +
     ``hero`` when the project's relation names use ``hero`` (``hero_power``), so ``hero_id``

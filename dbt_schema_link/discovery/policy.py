@@ -86,6 +86,9 @@ class NameReading:
     relation_whole: float = 1.0  # a relation's whole (stripped) name
     relation_generic_dropped: float = 0.9  # its name without a generic word (`order_items` -> `order`)
     relation_tail_factor: float = 0.75  # a trailing n-gram of a relation name (`tv_channel` -> `channel`)
+    #: a weaker reading that is another relation's whole name (`contact_list` -> `contact` while
+    #: `contact` exists): that relation is the one named, this one only resembles it
+    relation_taken: float = 0.5
     people_secondary_factor: float = 0.8  # a people word in a weaker reading of a relation's name
     affix_base: float = 0.55  # one word a prefix/suffix of the other: some resemblance at all ...
     affix_per_share: float = 0.4  # ... more the more of the longer word the shorter covers

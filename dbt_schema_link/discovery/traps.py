@@ -219,6 +219,11 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
     if child.pk_score >= KEY.own_key_named and child.unique:  # named as its own relation's key (id, <table>_id)
         return TrapCheck.refused(Trap.KEY_TO_KEY, f"{child.label} is its own relation's key; keys numbered "
                                                   "alike overlap")
+    if child.parts.generic and child.parts.keyness >= NAMES.key_name_min:
+        # `id` is its own relation's identifier, repeated or not (one row per version): small
+        # ids numbered from 1 fit another key by numbering, not by reference
+        return TrapCheck.refused(Trap.KEY_TO_KEY, f"{child.label} is named as its own relation's id; ids "
+                                                  "numbered alike overlap")
     if _named_own_key(child):
         return TrapCheck.refused(Trap.KEY_TO_KEY, (
             f"{child.label} is named as its own relation's key (repeated: one per version or row of it); "
