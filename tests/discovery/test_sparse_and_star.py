@@ -269,3 +269,17 @@ def test_a_shared_attribute_name_with_orphans_is_no_partial_link():
     w.table("order_shipping_tax_line", {"id": (INT, ids(60, 400)), "index": (INT, [rng.choice(ids(30, 0)) for _ in range(60)])})
     links = run(w)
     assert not any(c == "order_shipping_tax_line.index" for c, _ in pairs(links.inferred))
+
+
+def test_a_list_of_contacts_is_not_the_contact_relation():
+    """`contact_list` drops its generic word to `contact`, but the project has a `contact`:
+    that relation is the one `contact_id` names, even where the list's ids hold the values too."""
+    rng = random.Random(17)
+    w = Warehouse()
+    w.table("contact", {"id": (INT, ids(40, 1)), "email": (TEXT, [f"c{i}@x" for i in range(40)])})
+    w.table("contact_list", {"id": (INT, ids(60, 1)), "name": (TEXT, [f"l{i}" for i in range(60)])})
+    w.table("ticket_contact", {"ticket_id": (INT, ids(90, 500)),
+                               "contact_id": (INT, [rng.choice(ids(40, 1)) for _ in range(90)])})
+    found = pairs(run(w).inferred)
+    assert ("ticket_contact.contact_id", "contact.id") in found
+    assert not any(p.startswith("contact_list.") for _, p in found)
