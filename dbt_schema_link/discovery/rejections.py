@@ -15,11 +15,15 @@ from dbt_schema_link.discovery.settings import DiscoverySettings
 def rejections(scored: dict, settings: DiscoverySettings, links: list[Link],
                 lineage_uf: UnionFind) -> list[Rejection]:
     """Trap rejections worth reporting: the best one per child lineage class that got no link
-    (a trap that lost to a real link changed nothing), leaving out keys that are parents of links."""
+    (a trap that lost to a real link changed nothing), leaving out keys that are parents of links;
+    a child whose names or SQL join are kept out only by values is reported so instead (the pair
+    the schema means, which join completion may use, rather than the trap a lesser pair hit)."""
     cls = lineage_uf.find
     linked_children = {cls(link.child.key()) for link in links}
     linked_children |= {cls(c.key()) for link in links for c, _ in link.collapsed}
     parents = {cls(link.parent.key()) for link in links}
+    shortfalls = _containment_rejections(scored, settings, linked_children, cls)
+    linked_children |= {cls(r.child.key()) for r in shortfalls}
     best: dict[object, tuple[tuple, Scored]] = {}  # child class -> (sort key, pair)
     for s in scored.values():
         if s.trap is None or s.block is not None or s.confidence < settings.min_confidence:
@@ -36,7 +40,7 @@ def rejections(scored: dict, settings: DiscoverySettings, links: list[Link],
         for s in items[: settings.max_rejected_reported]
     ]
     room = max(0, settings.max_rejected_reported - len(out))
-    return out + _containment_rejections(scored, settings, linked_children | set(best), cls)[:room]
+    return out + shortfalls[:room]
 
 
 def _containment_rejections(scored: dict, settings: DiscoverySettings, taken: set, cls) -> list[Rejection]:
