@@ -110,7 +110,9 @@ def merge_lines(original: list[str], unedited: list[str], edited: list[str]) -> 
     formatting). A hunk must sit between lines that are the same in both; lines it replaces that
     ruamel formats differently (a flow mapping turned block) are replaced whole, but never a
     comment that the new lines do not carry. None when a hunk cannot be placed."""
-    to_orig = {u: o for o, u in match_lines(original, unedited)}
+    # trailing spaces (a line of spaces between entries) are no formatting ruamel keeps: its
+    # dump has the bare line, which is the same line
+    to_orig = {u: o for o, u in match_lines(_bare(original), _bare(unedited))}
     edits: list[tuple[int, int, list[str]]] = []
     for tag, i1, i2, j1, j2 in _opcodes(unedited, edited):
         if tag == "equal":
@@ -144,6 +146,10 @@ def merge_lines(original: list[str], unedited: list[str], edited: list[str]) -> 
         pos = end
     out += original[pos:]
     return out
+
+
+def _bare(lines: list[str]) -> list[str]:
+    return [line.rstrip(" \t\r\n") + "\n" for line in lines]
 
 
 _TOP_KEY = re.compile(r"""^(?![#\s\-])(?:"[^"]*"|'[^']*'|[^:#\s][^:#]*?)\s*:(?:\s|$)""")

@@ -68,6 +68,20 @@ def test_edits_keep_every_original_line(tmp_path, text):
     assert data["models"][0]["columns"][-1] == {"name": "new_col", "description": "added"}
 
 
+def test_blank_lines_of_spaces_and_trailing_spaces_are_kept(tmp_path):
+    """A star-schema project's file: lines of spaces between columns, a value with trailing
+    spaces, CRLF; ruamel dumps those lines bare, which must not stop the edit."""
+    text = ("version: 2\r\n\r\nmodels:\r\n  - name: fct_sales\r\n    columns:\r\n\r\n"
+            "      - name: sales_key\r\n        tests:\r\n          - not_null\r\n      \r\n"
+            "      - name: customer_key\r\n        tests:\r\n          - not_null \r\n      \r\n"
+            "      - name: product_key\r\n        tests:\r\n          - not_null\r\n")
+    yfile = _load(tmp_path, text.encode())
+    add_to_list(yfile.doc["models"][0]["columns"][1], "tests", "unique")
+    new = yfile.render().decode()
+    assert _is_subsequence(text.replace("\r\n", "\n"), new.replace("\r\n", "\n")), new
+    assert py_load(new)["models"][0]["columns"][1]["tests"] == ["not_null", "unique"]
+
+
 def test_flow_style_entry_becomes_block_where_edited(tmp_path):
     yfile = _load(tmp_path, "version: 2\nmodels:\n  - {name: a, columns: [{name: id}]}\n  - name: b\n")
     _add_column(yfile)
