@@ -34,6 +34,9 @@ class RelInfo:
     #: a model that copies one relation's columns unchanged and nothing else (``select * from
     #: source``: a package's ``_tmp`` view): no layer a person tests (``lineage.mark_pass_through``)
     pass_through: bool = False
+    #: a model whose query groups its rows (a report or aggregate: ``SqlFacts.grouped``): its
+    #: grouping columns are unique by construction, no entity's key (``traps.find_trap``)
+    grouped: bool = False
     columns: list[ColInfo] = field(default_factory=list)
     key_columns: list[ColInfo] = field(default_factory=list)  # its primary-key candidates
     sample_fraction: float = field(init=False)

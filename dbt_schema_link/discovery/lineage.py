@@ -48,6 +48,14 @@ def mark_pass_through(facts: SqlFacts, features: Features) -> None:
             rel.pass_through = True
 
 
+def mark_grouped(facts: SqlFacts, features: Features) -> None:
+    """Flag each model whose query groups its rows (``RelInfo.grouped``)."""
+    for uid in facts.grouped:
+        rel = features.relations.get(uid)
+        if rel is not None:
+            rel.grouped = True
+
+
 def links_from_lineage(facts: SqlFacts, features: Features) -> list[Link]:
     merged: dict[tuple, list] = {}
     for copy in facts.copies:

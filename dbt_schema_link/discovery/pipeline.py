@@ -28,7 +28,7 @@ from dbt_schema_link.discovery.evaluate import Scored
 from dbt_schema_link.discovery.features import ColInfo, build_features
 from dbt_schema_link.discovery.lineage import (
     assign_domains, carry_along_lineage, lineage_members, links_from_lineage, lookups_as_joins,
-    mark_pass_through,
+    mark_grouped, mark_pass_through,
 )
 from dbt_schema_link.discovery.memo import Relink
 from dbt_schema_link.discovery.passes import ScoringPasses
@@ -114,6 +114,7 @@ def _discover(project: Project, profiles: ProfileSet | None, settings: Discovery
             col.aggregate = True
     facts = lookups_as_joins(facts, features)
     mark_pass_through(facts, features)
+    mark_grouped(facts, features)
     lap("sql facts")
     for path in SqlPath:
         if facts.paths.get(path):

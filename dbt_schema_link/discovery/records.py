@@ -44,6 +44,9 @@ class Trap(str, Enum):
     TINY_PARENT = "tiny_parent"
     #: a period or flag column: values that are never a key (a calendar's days aside)
     NOT_A_KEY = "not_a_key"
+    #: the parent is a report or aggregate model (its query groups rows) that the child's name
+    #: does not designate: grouping makes its columns unique, not an entity's key
+    REPORT_PARENT = "report_parent"
     CONTRADICTED = "contradicted"  # names say the pair joins, the exact check finds (almost) no value
     #: names or a SQL join say the pair joins; only its containment (verified, or estimated when
     #: unchecked, or text/number values that do not agree) is short of what a link needs

@@ -66,6 +66,9 @@ class SqlFacts:
     #: models whose outer query selects ``*`` alone (``select * from source``: a package's
     #: ``_tmp`` view), read before qualification expands the star
     star_views: set[str] = field(default_factory=set)
+    #: models whose outer query groups its rows (``group by``): a report or aggregate, whose
+    #: grouping columns are unique by construction, not the keys of the entities they name
+    grouped: set[str] = field(default_factory=set)
     paths: Counter = field(default_factory=Counter)  # SqlPath -> models analysed that way
     failures: list[tuple[str, str]] = field(default_factory=list)  # (model, message)
     warnings: list[tuple[str, str]] = field(default_factory=list)  # (model, a library's logged warning)
@@ -203,7 +206,7 @@ def _extract_one(rel: Relation, project: Project, renderer: SqlRenderer, lookup:
     last_error = ""
     for attempt in attempts:
         try:
-            joins, copies, aggregates, star = analyse_sql(attempt, rel, project, lookup, dialect)
+            joins, copies, aggregates, star, grouped = analyse_sql(attempt, rel, project, lookup, dialect)
         except (sqlglot.errors.SqlglotError, ValueError, RecursionError) as err:
             last_error = f"{attempt.path.value}: {str(err).splitlines()[0][:200] if str(err) else type(err).__name__}"
             continue
@@ -212,25 +215,28 @@ def _extract_one(rel: Relation, project: Project, renderer: SqlRenderer, lookup:
         facts.aggregates.extend(aggregates)
         if star:
             facts.star_views.add(rel.unique_id)
+        if grouped:
+            facts.grouped.add(rel.unique_id)
         facts.paths[attempt.path] += 1
         return
     facts.failures.append((rel.unique_id, last_error))
 
 
 def analyse_sql(rendered: RenderedSql, rel: Relation, project: Project, lookup: RelationLookup,
-                dialect: str | None) -> tuple[list[SqlJoin], list[SqlCopy], list[ColumnRef], bool]:
-    """Joins, copies and aggregate columns in one model's SQL, and whether its outer query
-    selects ``*`` alone. Raises sqlglot errors when it does not parse."""
+                dialect: str | None) -> tuple[list[SqlJoin], list[SqlCopy], list[ColumnRef], bool, bool]:
+    """Joins, copies and aggregate columns in one model's SQL, whether its outer query selects
+    ``*`` alone, and whether it groups its rows. Raises sqlglot errors when it does not parse."""
     statements = [s for s in sqlglot.parse(rendered.sql, read=dialect) if s is not None]
     joins: list[SqlJoin] = []
     copies: list[SqlCopy] = []
     aggregates: list[ColumnRef] = []
-    star = False
+    star = grouped = False
     for statement in statements:
         query = statement.expression if isinstance(statement, exp.Create) else statement
         if not isinstance(query, exp.Query):
             continue
         star = star or _selects_one_relation_whole(query)
+        grouped = grouped or _groups_rows(query)
         resolver = _Resolver(query, rel, project, lookup, dialect)
         joins.extend(
             SqlJoin(a, b, rel.unique_id, clause, rendered.path) for a, b, clause in resolver.joins()
@@ -240,7 +246,33 @@ def analyse_sql(rendered: RenderedSql, rel: Relation, project: Project, lookup: 
             for col, src, renamed in resolver.copies()
         )
         aggregates.extend(resolver.aggregates())
-    return _dedupe(joins), _dedupe(copies), _dedupe(aggregates), star
+    return _dedupe(joins), _dedupe(copies), _dedupe(aggregates), star, grouped
+
+
+def _groups_rows(query: exp.Query) -> bool:
+    """The outer select groups its rows, directly or by selecting from a CTE or subquery that
+    does (``select * from final`` over an aggregate): each output row is a group, not an entity.
+    Window functions keep the rows, so they do not count."""
+    seen: set[int] = set()
+    ctes = {cte.alias_or_name.lower(): cte.this for cte in (query.ctes if isinstance(query, exp.Select) else [])}
+
+    def groups(select: exp.Expr | None, depth: int) -> bool:
+        if not isinstance(select, exp.Select) or depth > 8 or id(select) in seen:
+            return False
+        seen.add(id(select))
+        if select.args.get("group") is not None:
+            return True
+        if select.args.get("joins"):
+            return False  # a join onto the groups makes rows of the driving relation again
+        source = select.args.get("from_", select.args.get("from"))
+        inner = source.this if source is not None else None
+        if isinstance(inner, exp.Subquery):
+            return groups(inner.this, depth + 1)
+        if isinstance(inner, exp.Table) and not inner.db:
+            return groups(ctes.get(inner.name.lower()), depth + 1)
+        return False
+
+    return groups(query, 0)
 
 
 def _selects_one_relation_whole(query: exp.Query) -> bool:

@@ -145,6 +145,13 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
                                                    f"values) and {parent.label} is not its relation's key")
     if joined:
         return PASSED
+    if parent.rel.grouped and not designates(child, parent):
+        # a report grouped by `sale_month` or `shop_id` has them unique by construction; the
+        # entity's key (or a report the name designates: `customer_id` -> customer_summary) is
+        # the parent, never a period, band or key a report happens to group by
+        return TrapCheck.refused(Trap.REPORT_PARENT, (
+            f"{parent.rel.relation.short_name} groups its rows (a report or aggregate), so "
+            f"{parent.ref.column!r} is unique by grouping, and {child.ref.column!r} does not name it"))
     if child.counts_something:
         how = "its model's SQL computes it with an aggregate" if child.aggregate else "its name counts or sums"
         return TrapCheck.refused(Trap.MEASURE, f"{child.label} is a measure ({how}), not a key: names alone "

@@ -285,3 +285,30 @@ def test_a_list_of_contacts_is_not_the_contact_relation():
     assert not any(p.startswith("contact_list.") for _, p in pairs(links.inferred))
     (r,) = [r for r in links.rejected if r.child.column == "contact_id"]
     assert r.trap is Trap.NAMED_ELSEWHERE and "contact_list merely carries it" in r.detail
+
+
+def test_a_report_grouped_by_a_key_or_period_is_no_parent():
+    """`int_cost_by_shop` groups costs by shop and the reports group by month: each grouping
+    column is unique by construction and holds every value the expenses have. The shop entity
+    is the expenses' parent; a report is none."""
+    rng = random.Random(19)
+    w = Warehouse()
+    shops = ids(30, 100)
+    months = [f"{y}-{m:02d}" for y in (2023, 2024) for m in range(1, 13)]
+    w.model("stg_shops", {"shop_id": (INT, shops), "name": (TEXT, [f"s{i}" for i in shops])},
+            sql='select shop_id, name from "db"."raw"."shops"')
+    w.model("fct_expenses", {"expense_id": (INT, ids(300, 5000)),
+                             "shop_id": (INT, [rng.choice(shops[:25]) for _ in range(300)]),
+                             "sale_month": (TEXT, [rng.choice(months[:20]) for _ in range(300)])},
+            sql='select expense_id, shop_id, sale_month from "db"."raw"."expenses"')
+    w.model("int_cost_by_shop", {"shop_id": (INT, shops[:28]), "cost": (INT, ids(28, 7))},
+            sql='with c as (select shop_id, sum(amount) as cost from "db"."raw"."costs" group by shop_id) '
+                'select * from c')
+    w.model("rpt_sales", {"sale_month": (TEXT, months), "revenue": (INT, ids(24, 1000))},
+            sql='select sale_month, sum(amount) as revenue from "db"."raw"."sales" group by sale_month')
+    found = pairs(run(w).inferred)
+    assert ("fct_expenses.shop_id", "stg_shops.shop_id") in found
+    everything = run(w, min_confidence=0.0)
+    for _, parent in found | pairs(everything.inferred):
+        assert not parent.startswith(("int_cost_by_shop.", "rpt_sales.")), parent
+    assert {r.trap for r in everything.rejected if r.child.column == "sale_month"} == {Trap.REPORT_PARENT}
