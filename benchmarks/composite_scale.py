@@ -3,6 +3,7 @@
     python benchmarks/composite_scale.py [--families 60] [--shards 40] [--singles 200] [--columns 46]
     python benchmarks/composite_scale.py --warehouse-large [--limit-databases N]
     python benchmarks/composite_scale.py ... --profile          # cProfile's top functions too
+    python benchmarks/composite_scale.py ... --ref main         # REF's candidates() too, same warehouse
 
 The shape that made `composite.candidates` run for 15 CPU-minutes on a held-out 120,000-column
 warehouse: many date-sharded families (`web_events_20240101` ... one shard per day) whose
@@ -12,6 +13,11 @@ written as records directly (distinct counts, lengths, min/max; no MinHash: cand
 reads none), 60 families of 40 shards and 200 single relations of 46 columns: 2,600 relations,
 119,600 columns. `--warehouse-large`: the 53 databases of `../shared/data/warehouse_large`
 (3,697 tables, 98k columns), profiled from their sample rows the way the test builders do.
+
+`--ref REF`: after this tree's, REF's ``composite.candidates`` (``git show
+REF:dbt_schema_link/discovery/composite.py``) runs on the same features, its seconds printed and
+whether both returned the same candidates (run it under `timeout`: before #61 it ran for tens of
+minutes on the default shape).
 
 `--compare REF --projects DIR ...`: for each dbt project directory a benchmark left behind
 (target/manifest.json, catalog.json, target/schema_link/profiles.json and the DuckDB file its
@@ -279,6 +285,7 @@ def main(argv: list[str]) -> int:
     p.add_argument("--profile", action="store_true", help="print cProfile's top functions")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a discovery setting")
     p.add_argument("--json", type=Path, default=None)
+    p.add_argument("--ref", metavar="REF", help="also time this git revision's candidates() here")
     p.add_argument("--compare", metavar="REF", help="compare with this git revision on --projects")
     p.add_argument("--projects", nargs="+", type=Path, default=[], metavar="DIR", help="dbt project dirs (--compare)")
     args = p.parse_args(argv)
@@ -324,6 +331,12 @@ def main(argv: list[str]) -> int:
     for c in cands[:10]:
         print("  ", ", ".join(x.ref.column for x in c.child), "->", c.parent_rel.relation.short_name,
               "(" + ", ".join(x.ref.column for x in c.parent) + ")", "from", c.child[0].rel.relation.short_name)
+    if args.ref:
+        t3 = time.perf_counter()
+        theirs = _module_at(args.ref).candidates(features, settings, lambda c, p: False)
+        same = [c.refs() for c in theirs] == [c.refs() for c in cands]
+        print(f"composite.candidates at {args.ref}: {time.perf_counter() - t3:.2f} s, {len(theirs)} candidates "
+              f"({'the same' if same else 'not the same'})")
     if prof:
         out = io.StringIO()
         pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(25)

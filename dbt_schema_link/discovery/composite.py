@@ -8,7 +8,8 @@ unique otherwise); a child relation is a candidate when it has a column of the s
 parent's entity name before it: ``bin_floor``) for one column of the tuple and, for each other,
 a column of that name or one whose name names the parent relation (``Country`` for
 ``countries(site_code, CountryId)``); never a relation of the parent's own shape (the same column
-names: a shard, a copy, whose tuples are the parent's key numbered alike). At most
+names: a shard, a copy, whose tuples are the parent's key numbered alike;
+``COMPOSITE_SEARCH.same_shape_children``). At most
 ``composite_max_candidates`` are kept, in a fixed order, and the search produces them in that
 order: it stops once no further parent can enter, pairs a parent only with relations that share
 its parts' names (never with every relation), finds the columns that name a parent through an
@@ -237,19 +238,19 @@ class _Parent:
     def children(self) -> list[tuple[RelInfo, dict[int, _Hit]]]:
         """(child relation, {part index: hit}) by child unique id: the relations with a column
         named as a part (or as the parent's entity before it: ``bin_floor``), not of the parent's
-        own shape (a shard, a copy: its tuples are the parent's own key, numbered alike), at most
+        own shape (a shard, a copy: ``COMPOSITE_SEARCH.same_shape_children``), at most
         ``COMPOSITE_SEARCH.children_per_parent`` (those sharing the most part names first); parts
         no column is named like filled by a column that names the parent (``_by_relation_name``)."""
         if self._children is not None:
             return self._children
         search, rel = self.search, self.rel
-        shape = search.shape[rel.uid]
+        shape = None if COMPOSITE_SEARCH.same_shape_children else search.shape[rel.uid]  # the shape left out
         # a bare key name (`id`) alone pairs no child (see `_slot`)
         shared = Counter()
         for name, entries in self._by_name.items():
             if any(not exact or not self.parts[i].parts.generic for i, exact in entries):
                 shared.update(search.holders(name))
-        chosen = sorted((uid for uid in shared if search.shape[uid] != shape),
+        chosen = sorted((uid for uid in shared if uid != rel.uid and search.shape[uid] != shape),
                         key=lambda uid: (-shared[uid], uid))[:COMPOSITE_SEARCH.children_per_parent]
         out = []
         for uid in sorted(chosen):
@@ -430,7 +431,7 @@ def _by_relation_name(slot: dict[int, _Hit], parts: list[ColInfo], child: RelInf
     """Parts no child column is named like, matched to the child column whose name names the
     parent (``Country`` for ``countries.CountryId``), once another part matched by name.
     ``namers``: per part, the child columns (in column order) whose names may name it
-    (``_Parent.namers``; None: every column is scored); ``matches``: ``relation_match`` answers
+    (from ``_Parent._layout``; None: every column is scored); ``matches``: ``relation_match`` answers
     kept for the run."""
     used = {c.key for c, _ in slot.values()}
     match = matches.get if matches is not None else relation_match

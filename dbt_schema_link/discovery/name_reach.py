@@ -12,8 +12,8 @@ word of the child's head (an n-gram of ``NameParts.head_ngrams``) and one such t
 - for a relation key, an abbreviation of it (``abbreviation_score`` above 0; a name that may
   abbreviate, no measure word): shorter, the same first letter, its letters among the key's;
 
-and the answer is at most the child word's weight in its name times a target weight (both at
-most 1 as ``policy`` sets them; ``top_weight`` reads the figures). ``NameReach`` files the words
+and the answer is at most the child word's weight in its name times ``top_weight()`` (the bound of
+the target weights and resemblances ``policy`` sets). ``NameReach`` files the words
 of a warehouse's column names once (by word, affix, length and first letter), so the names that
 may name one target word come from dictionary lookups, one edit-ratio scan of the words of near
 length (rapidfuzz) and a first-letter bucket: work that grows with the distinct words of the
@@ -28,7 +28,7 @@ from collections.abc import Iterable
 
 from rapidfuzz import fuzz, process
 
-from dbt_schema_link.discovery.names import MEASURE_WORDS, NameParts, abbreviation_score, affixes, may_abbreviate
+from dbt_schema_link.discovery.names import MEASURE_WORDS, NameParts, abbreviation_score, affixes, concat, may_abbreviate
 from dbt_schema_link.discovery.policy import NAMES, READING
 
 #: Below the edit ratio's floor by this much, so float rounding never drops a word (a superset).
@@ -36,11 +36,16 @@ _RATIO_SLACK = 0.5
 
 
 def top_weight() -> float:
-    """The most a target word, resemblance or abbreviation can weigh in ``relation_match``: a
-    column name whose word weighs ``w`` names nothing above ``w * top_weight()``."""
-    return max(1.0, READING.relation_whole, READING.relation_generic_dropped, NAMES.key_head_pattern,
-               NAMES.key_head_fuzzy, NAMES.abbreviation, READING.truncation, READING.initial_pieces,
-               READING.subsequence, READING.affix_base + READING.affix_per_share)
+    """The most a column name whose word weighs 1 can score in ``relation_match``: a name whose
+    word weighs ``w`` names nothing above ``w * top_weight()``. The bound of each product that
+    function forms (a relation key's weight, a trailing n-gram's at ``relation_tail_factor``
+    times it; times an abbreviation's score, or a resemblance), so it stays a bound whatever
+    figures ``policy`` sets."""
+    relation = max(READING.relation_whole, READING.relation_generic_dropped) * max(1.0, READING.relation_tail_factor)
+    abbreviation = NAMES.abbreviation * max(READING.truncation, READING.initial_pieces, READING.subsequence)
+    resemblance = max(1.0, READING.affix_base + READING.affix_per_share)  # an edit ratio is at most 1
+    return max(max(relation, NAMES.key_head_pattern), abbreviation * relation,
+               resemblance * max(relation, NAMES.key_head_fuzzy))
 
 
 def _letters(word: str) -> int:
@@ -92,10 +97,11 @@ class NameReach:
         out: set[NameParts] = set()
         for word in words:
             out.update(self._by_word.get(word, ()))
-        if key_words is not None and target:
-            letters = _letters(target)
-            for word, mask in self._by_first.get(target[0], ()):
-                if len(word) < len(target) and not mask & ~letters and abbreviation_score(word, key_words) > 0:
+        whole = concat(key_words) if key_words is not None else ""
+        if whole:  # what abbreviation_score reads: shorter than the key's words, their first letter, their letters
+            letters = _letters(whole)
+            for word, mask in self._by_first.get(whole[0], ()):
+                if len(word) < len(whole) and not mask & ~letters and abbreviation_score(word, key_words) > 0:
                     out.update(self._abbreviating[word])
         found = self._memo[memo_key] = frozenset(out)
         return found

@@ -163,6 +163,16 @@ def test_shards_of_one_shape_are_not_each_others_children():
     assert ("event_notes", "events_20240101") in pairs
 
 
+def test_shards_pair_with_each_other_only_where_the_policy_says_so(monkeypatch):
+    monkeypatch.setattr(composite, "COMPOSITE_SEARCH", COMPOSITE_SEARCH.__class__(same_shape_children=True))
+    w = Warehouse()
+    shards(w, "events", 3, random.Random(5))
+    cands = composite.candidates(features_of(w), DiscoverySettings(), lambda c, p: False)
+    pairs = {(c.child[0].rel.relation.short_name, c.parent_rel.relation.short_name) for c in cands}
+    assert ("events_20240102", "events_20240101") in pairs
+    assert all(child != parent for child, parent in pairs)
+
+
 def test_a_name_held_by_many_relations_looks_up_one_of_each_shape_first(monkeypatch):
     monkeypatch.setattr(composite, "COMPOSITE_SEARCH", COMPOSITE_SEARCH.__class__(name_holders=3))
     rng = random.Random(2)
