@@ -215,6 +215,37 @@ class SelectionRules:
     root_margin: float = 0.15
 
 
+@dataclass(frozen=True)
+class CompositeSearch:
+    """Which relations the composite-key candidate search (``composite.candidates``) pairs, and
+    the bounds that make its work grow with a warehouse's relations and columns, not with their
+    square nor with the column triples of a wide table. No bound binds in a normalized database
+    (the benchmarks' largest, TPC-DS, has 24 relations and a few key parts per relation); they
+    bind where hundreds of relations share column names (date shards, copies of one export, a
+    thousand models)."""
+
+    #: A relation of the parent's own shape (the same column names: a date shard of its family, a
+    #: copy of one export) is paired with it as a child: off, since its tuples are the parent's
+    #: own key numbered alike, not a reference, and in a family of 40 shards each would pair with
+    #: its 39 siblings on every tuple of parts, filling the budget before any other relation.
+    same_shape_children: bool = False
+    #: At most this many relations are looked up by one column name (``user_id`` in 1,500
+    #: relations of a sharded export), one of each shape (its column names: shards, copies) before
+    #: a second of any: a name that common says nothing about which relation is the parent.
+    name_holders: int = 128
+    #: A parent relation is paired with at most this many child relations, those that share the
+    #: most of its key parts' names first: more than a dimension's facts in a dbt project, few
+    #: enough that pairing every relation of a 2,600-relation warehouse takes seconds.
+    children_per_parent: int = 64
+    #: Parent tuples of one size a parent relation puts forward (with a child that holds every
+    #: part), the first in column order: C(23, 2) pairs, C(12, 3) triples of parts; a wide
+    #: table's C(45, 3) = 14,190 triples made the search run for minutes per relation.
+    tuples_per_parent: int = 256
+    #: Search steps (partial tuples tried) per parent relation and tuple size: bounds the tuples
+    #: tried that no child holds or that cannot be unique by their distinct counts.
+    steps_per_parent: int = 16_384
+
+
 #: The prior of the fit (``benchmarks/calibrate.py``): the hand-set log-odds per unit strength the
 #: package shipped before any fit. The fit's L2 penalty pulls each weight towards it, so a signal
 #: the labelled corpus barely shows (SQL joins in a sources-only corpus, roles) keeps it.
@@ -249,3 +280,4 @@ TRAPS = TrapRules()
 CAPS = Caps()
 PRIORS = CandidatePriors()
 SELECTION = SelectionRules()
+COMPOSITE_SEARCH = CompositeSearch()
