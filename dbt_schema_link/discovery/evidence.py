@@ -248,20 +248,18 @@ def cardinality_evidence(child: ColInfo, parent: ColInfo, settings: DiscoverySet
     parent_distinct = keys_held(parent)
     if child.has_values:
         slack = settings.approx_slack if (child.profile.distinct_approx or parent.profile.distinct_approx) else 0.0
-        if child.distinct > parent_distinct * (1.0 + slack) + 1:
+        wider = child.distinct > parent_distinct * (1.0 + slack) + 1
+        # a parent of a few rows is a sample: any number of the child's values may be missing
+        # from it, which says no more than the child fitting in it would
+        if wider and not (vouched and parent.rel.few_rows):
             room = parent_distinct / max(settings.partial_min_containment, 1e-9)
-            if vouched and parent.rel.few_rows:
-                # a parent of a few rows is a sample: any number of the child's values may be
-                # missing from it, which says no more than the child fitting in it would
-                return Evidence(Signal.CARDINALITY, CARDINALITY.base + CARDINALITY.per_key * parent.pk_score,
-                                f"parent unique ({parent.distinct} distinct, a sample of {parent.rel.row_count} "
-                                f"rows), child {child.distinct} distinct")
             if not vouched or child.distinct > room * (1.0 + slack) + 1:
                 return Block.CHILD_WIDER
             return Evidence(Signal.CARDINALITY, CARDINALITY.orphans,
                             f"child {child.distinct} distinct > parent {parent.distinct}: orphans if the names are right")
-        detail = (f"parent unique ({parent.distinct} distinct), child {child.distinct} distinct "
-                  f"<= parent")
+        detail = (f"parent unique ({parent.distinct} distinct, a sample of {parent.rel.row_count} rows), "
+                  f"child {child.distinct} distinct" if wider else
+                  f"parent unique ({parent.distinct} distinct), child {child.distinct} distinct <= parent")
     else:
         what = "holds only NULLs" if child.all_null else "not profiled"
         detail = f"parent unique ({parent.distinct} distinct); child {what}"
