@@ -201,6 +201,14 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
         return TrapCheck.refused(Trap.NAMED_ELSEWHERE, (
             f"{child.label} is named for the relation {child.parts.head_key!r}, which has a key; "
             f"{parent.rel.relation.short_name} merely carries it"))
+    if named and child.parts.keyness < NAMES.key_name_min and not parent.is_table_key() \
+            and not parent.rel.names.named_by(child.parts.head_key):
+        # `address_1`, `tracking_option_name`: an attribute two relations both have; a column
+        # that is no key of its relation (unique or not) is never the one side of a reference
+        # the name alone makes
+        return TrapCheck.refused(Trap.NOT_A_KEY, (
+            f"{child.label} and {parent.label} share an attribute's name, and {parent.label} is not its "
+            "relation's key nor named by the child"))
     if named:
         return PASSED
     if is_calendar_pair(child, parent, settings):

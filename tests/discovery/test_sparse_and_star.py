@@ -312,3 +312,17 @@ def test_a_report_grouped_by_a_key_or_period_is_no_parent():
     for _, parent in found | pairs(everything.inferred):
         assert not parent.startswith(("int_cost_by_shop.", "rpt_sales.")), parent
     assert {r.trap for r in everything.rejected if r.child.column == "sale_month"} == {Trap.REPORT_PARENT}
+
+
+def test_a_shared_attribute_onto_a_column_that_is_no_key_is_no_link():
+    """`location.address_1` holds addresses the intermediate model also holds, unique there by
+    chance: an attribute both relations have, not a reference (the location's key is its id)."""
+    rng = random.Random(23)
+    w = Warehouse()
+    streets = [f"{n} Main St" for n in range(80)]
+    w.table("int_location", {"location_id": (INT, ids(80)), "address_1": (TEXT, streets),
+                             "city": (TEXT, [rng.choice(["A", "B", "C"]) for _ in range(80)])})
+    w.table("location", {"location_id": (INT, ids(60, 500)), "address_1": (TEXT, streets[:60])})
+    links = run(w, min_confidence=0.0)
+    assert not any(c == "location.address_1" for c, _ in pairs(links.inferred))
+    assert any(r.trap is Trap.NOT_A_KEY for r in links.rejected if r.child.column == "address_1")
