@@ -74,7 +74,9 @@ def _merged(survivor: Relation, others: list[Relation]) -> Relation:
     description = survivor.description or next((o.description for o in others if o.description.strip()), "")
     aliases = tuple(dict.fromkeys([*survivor.aliases, *(o.name for o in others)]))
     primary_key = survivor.primary_key or next((o.primary_key for o in others if o.primary_key), ())
-    return replace(survivor, columns=columns, description=description, aliases=aliases, primary_key=primary_key)
+    unique = tuple(sorted({c for r in (survivor, *others) for c in r.unique_columns}))
+    return replace(survivor, columns=columns, description=description, aliases=aliases, primary_key=primary_key,
+                   unique_columns=unique)
 
 
 def _folded_map(mapping: dict[str, list[str]], to) -> dict[str, list[str]]:

@@ -353,9 +353,9 @@ def _declared_from_entities(manifest: dict, relations: dict[str, Relation]) -> l
     ]
 
 
-def _unique_not_null_keys(manifest: dict, relations: dict[str, Relation]) -> dict[str, set[str]]:
-    """Columns with both `unique` and `not_null` tests are primary-key candidates."""
-    seen: dict[tuple[str, str], set[str]] = {}
+def _column_tests(manifest: dict, relations: dict[str, Relation]) -> dict[str, dict[str, set[str]]]:
+    """relation -> lower-case column -> which of `unique` / `not_null` its tests declare."""
+    seen: dict[str, dict[str, set[str]]] = {}
     for node in _dict(manifest.get("nodes")).values():
         node = _dict(node)
         if node.get("resource_type") != "test":
@@ -366,12 +366,36 @@ def _unique_not_null_keys(manifest: dict, relations: dict[str, Relation]) -> dic
         attached = _test_child(node, relations)
         column = _dict(_dict(node.get("test_metadata")).get("kwargs")).get("column_name") or node.get("column_name")
         if attached in relations and isinstance(column, str):
-            seen.setdefault((attached, column.lower()), set()).add(name)
-    keys: dict[str, set[str]] = {}
-    for (uid, col), names in seen.items():
-        if names == {"unique", "not_null"}:
-            keys.setdefault(uid, set()).add(col)
-    return keys
+            seen.setdefault(attached, {}).setdefault(_unquoted(column).lower(), set()).add(name)
+    return seen
+
+
+def _unique_constraints(node: dict) -> set[str]:
+    """Lower-case columns a `unique` (or `primary_key`) constraint of one column declares."""
+    out: set[str] = set()
+    for col in _dict(node.get("columns")).values():
+        col = _dict(col)
+        if any(_dict(c).get("type") in ("unique", "primary_key") for c in _list(col.get("constraints"))):
+            out.add(_str(col.get("name")).lower())
+    for constraint in _list(node.get("constraints")):
+        cols = [c for c in _list(_dict(constraint).get("columns")) if isinstance(c, str)]
+        if _dict(constraint).get("type") in ("unique", "primary_key") and len(cols) == 1:
+            out.add(cols[0].lower())
+    return out
+
+
+def _apply_declared_keys(manifest: dict, relations: dict[str, Relation], raw_nodes: dict) -> None:
+    """Columns with both `unique` and `not_null` tests are the primary key where it is one and
+    none is declared; every column declared unique is an alternate key (``unique_columns``)."""
+    tests = _column_tests(manifest, relations)
+    for uid, rel in relations.items():
+        by_column = tests.get(uid, {})
+        keys = [c for c, names in by_column.items() if names == {"unique", "not_null"}]
+        if not rel.primary_key and len(keys) == 1 and rel.column(keys[0]):
+            rel.primary_key = (rel.column(keys[0]).name,)
+        unique = {c for c, names in by_column.items() if "unique" in names}
+        unique |= _unique_constraints(_dict(raw_nodes.get(uid)))
+        rel.unique_columns = tuple(sorted(rel.column(c).name for c in unique if rel.column(c)))
 
 
 def apply_catalog(relations: dict[str, Relation], catalog: dict[str, Any]) -> None:
@@ -490,12 +514,7 @@ def read_project(target_dir: Path, require_catalog: bool = True, project_dir: Pa
         apply_catalog(relations, catalog)
         has_catalog = True
 
-    for uid, cols in _unique_not_null_keys(manifest, relations).items():
-        rel = relations[uid]
-        if not rel.primary_key and len(cols) == 1:
-            col = rel.column(next(iter(cols)))
-            if col:
-                rel.primary_key = (col.name,)
+    _apply_declared_keys(manifest, relations, raw_nodes)
 
     declared = (
         _declared_from_tests(manifest, relations)

@@ -73,6 +73,9 @@ class Relation:
     patch_path: str | None = None  # "project://models/x.yml" — the YAML file describing it
     original_file_path: str | None = None
     primary_key: tuple[str, ...] = ()
+    #: columns a `unique` test or constraint declares unique on their own: alternate keys
+    #: (``sku``, ``email``) a reference may point at though they are not the primary key
+    unique_columns: tuple[str, ...] = ()
     compiled_sql: str | None = None
     raw_sql: str | None = None
     depends_on: tuple[str, ...] = ()

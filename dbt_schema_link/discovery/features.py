@@ -76,6 +76,7 @@ class ColInfo:
     day_values: bool = False  # every value is a day: a DATE, or text of ISO days (``2017-09-08``)
     pk_score: float = 0.0  # 0..1 how much this is its relation's primary key
     declared_pk: bool = False
+    declared_unique: bool = False  # a `unique` test or constraint of the project says so: an alternate key
     table_key: bool = False  # among its relation's key_columns (asked once per scored pair)
     aggregate: bool = False  # its model's SQL computes it with count/sum/avg (set from SqlFacts)
     #: its name's head is a name of another relation of the project (``concert_id``: ``concert``)
@@ -83,6 +84,9 @@ class ColInfo:
     #: ... and that relation has a key: the entity the column references, so another relation
     #: that merely carries the same key (a bridge, a history, a line table) is never its parent
     names_entity: bool = False
+    #: the heads naming the entities whose key this column is, or a lineage copy of (set by
+    #: ``lineage.mark_entity_copies``): the seed a staging entity renames is that entity too
+    entity_heads: frozenset[str] = frozenset()
     key: tuple[str, str] = field(init=False)  # ref.key(): the column's case-insensitive identity
     has_values: bool = field(init=False)
     all_null: bool = field(init=False)  # profiled and holds no value: its type is the loader's guess
@@ -232,6 +236,7 @@ def _relation_names(rel: Relation) -> list[str]:
 def _classify_columns(info: RelInfo, settings: DiscoverySettings) -> None:
     declared = {c.lower() for c in info.relation.primary_key}
     single_declared = len(declared) == 1
+    alternate = {c.lower() for c in info.relation.unique_columns}
     for ci in info.columns:
         prof = ci.profile
         ci.flag = _is_flag(ci, settings)
@@ -254,6 +259,7 @@ def _classify_columns(info: RelInfo, settings: DiscoverySettings) -> None:
         else:
             ci.numeric_values = ci.family in NUMERIC_FAMILIES
         ci.declared_pk = single_declared and ci.ref.column.lower() in declared
+        ci.declared_unique = ci.declared_pk or ci.ref.column.lower() in alternate
         ci.pk_score = _pk_score(ci)
     best = max((c.pk_score for c in info.columns), default=0.0)
     if best >= KEY.table_key_min:

@@ -56,6 +56,23 @@ def mark_grouped(facts: SqlFacts, features: Features) -> None:
             rel.grouped = True
 
 
+def mark_entity_copies(features: Features, lineage_uf: UnionFind) -> None:
+    """Give each column that is a lineage copy of an entity's key (``stg_repository.repository_id``
+    selected from ``repository_data.id``) the heads that name that entity (``entity_heads``):
+    a reference named for the entity may point at any layer of the same key."""
+    heads_of: dict[object, set[str]] = {}
+    for info in features.relations.values():
+        strong = info.names.strong_keys()
+        for key in info.key_columns if strong else ():
+            heads_of.setdefault(lineage_uf.find(key.key), set()).update(strong)
+    if not heads_of:
+        return
+    for col in features.columns:
+        heads = heads_of.get(lineage_uf.find(col.key))
+        if heads:
+            col.entity_heads = frozenset(heads)
+
+
 def links_from_lineage(facts: SqlFacts, features: Features) -> list[Link]:
     merged: dict[tuple, list] = {}
     for copy in facts.copies:

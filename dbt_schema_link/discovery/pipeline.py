@@ -28,7 +28,7 @@ from dbt_schema_link.discovery.evaluate import Scored
 from dbt_schema_link.discovery.features import ColInfo, build_features
 from dbt_schema_link.discovery.lineage import (
     assign_domains, carry_along_lineage, lineage_members, links_from_lineage, lookups_as_joins,
-    mark_grouped, mark_pass_through,
+    mark_entity_copies, mark_grouped, mark_pass_through,
 )
 from dbt_schema_link.discovery.memo import Relink
 from dbt_schema_link.discovery.passes import ScoringPasses
@@ -132,6 +132,7 @@ def _discover(project: Project, profiles: ProfileSet | None, settings: Discovery
     lineage_uf = UnionFind()
     for copy in facts.copies:
         lineage_uf.union(copy.column.key(), copy.source.key())
+    mark_entity_copies(features, lineage_uf)
     say(f"discovery: {len(declared)} declared links, {len(facts.joins)} SQL joins, "
         f"{len(facts.copies)} lineage copies")
 

@@ -193,22 +193,24 @@ def find_trap(child: ColInfo, parent: ColInfo, evidence: Sequence[Evidence],
         # key of theirs looks like: user names are no 32-character ids
         return TrapCheck.refused(Trap.TINY_PARENT, f"{unconfirmed}, and {shape}")
     if child.names_entity and not parent.rel.names.named_by(child.parts.head_key) and not (
-            parent.is_table_key() and child.rel.names.part_of(parent.rel.names)):
+            parent.is_table_key() and (child.rel.names.part_of(parent.rel.names)
+                                       or child.parts.head_key in parent.entity_heads)):
         # `organization_id` references the relation `organization`, which has a key: a bridge,
         # history or line table that carries the same column is a sibling, not its parent,
         # however well the names or values match (the entity's key is there to be linked);
-        # the header a line table is named for is the line's parent whatever the column says
+        # the header a line table is named for is the line's parent whatever the column says, and
+        # the layer the entity is modelled from (its key's lineage) is the entity too
         return TrapCheck.refused(Trap.NAMED_ELSEWHERE, (
             f"{child.label} is named for the relation {child.parts.head_key!r}, which has a key; "
             f"{parent.rel.relation.short_name} merely carries it"))
     if named and child.parts.keyness < NAMES.key_name_min and not parent.is_table_key() \
-            and not parent.rel.names.named_by(child.parts.head_key):
+            and not parent.declared_unique and not parent.rel.names.named_by(child.parts.head_key):
         # `address_1`, `tracking_option_name`: an attribute two relations both have; a column
         # that is no key of its relation (unique or not) is never the one side of a reference
-        # the name alone makes
+        # the name alone makes, unless the project declares it unique (an alternate key: `sku`)
         return TrapCheck.refused(Trap.NOT_A_KEY, (
             f"{child.label} and {parent.label} share an attribute's name, and {parent.label} is not its "
-            "relation's key nor named by the child"))
+            "relation's key, declared unique, nor named by the child"))
     if named:
         return PASSED
     if is_calendar_pair(child, parent, settings):

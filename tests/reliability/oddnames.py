@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 
 #: 63 bytes each: ASCII, and 2-byte UTF-8 characters.
 LONG_COL = "long_column_name_" + "x" * (63 - len("long_column_name_"))
@@ -55,6 +56,14 @@ def _select(columns: list[str]) -> str:
     )
 
 
+def _unique_yaml(model: str, columns: list[str]) -> str:
+    """Each of ``columns`` declared unique: the parent's alternate keys, which the child's columns
+    of the same names reference (an attribute merely both have is no reference)."""
+    entries = "".join(f"      - name: {json.dumps(c)}\n        quote: true\n        data_tests: [unique]\n"
+                      for c in columns)
+    return f"version: 2\nmodels:\n  - name: {model}\n    columns:\n{entries}"
+
+
 def files() -> dict[str, str]:
     parent_rows = [[f(i) for f in KEYS.values()] + [f"name {i}"] for i in range(1, PARENT_ROWS + 1)]
     child_rows = [[str(n)] + [KEYS[c]((n % PARENT_ROWS) + 1) for c in FKS] for n in range(1, CHILD_ROWS + 1)]
@@ -68,6 +77,7 @@ def files() -> dict[str, str]:
                             f"select {_select(child_cols)} from {{{{ ref('child_seed') }}}}\n",
         "models/reserved.sql": f"{{{{ config(alias={RESERVED_ALIAS!r}, materialized='view') }}}}\n"
                                "select \"line id\", \"Customer ID\" from {{ ref('child') }}\n",
+        "models/parent.yml": _unique_yaml("parent", list(KEYS)),
         "models/sources.yml": "version: 2\nsources:\n  - name: raw\n    schema: \"{{ target.schema }}\"\n"
                               f"    tables:\n      - name: odd_raw\n        identifier: {RAW_TABLE}\n",
     }
