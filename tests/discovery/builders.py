@@ -71,9 +71,10 @@ class Warehouse:
     def table(self, name: str, columns: dict[str, tuple[str, Sequence]] | None = None, *,
               kind: ResourceType = ResourceType.SOURCE, sql: str | None = None, raw_sql: str | None = None,
               depends_on: Sequence[str] = (), primary_key: Sequence[str] = (), profiled: bool = True,
-              types: dict[str, str] | None = None, source: str = "raw") -> str:
+              types: dict[str, str] | None = None, source: str = "raw", unique: Sequence[str] = ()) -> str:
         """Add a relation. ``columns``: name -> (warehouse type, values); a source relation lives
-        in schema ``source`` of the dbt source of that name. Returns its unique_id."""
+        in schema ``source`` of the dbt source of that name; ``unique``: columns a `unique` test
+        declares. Returns its unique_id."""
         columns = columns or {}
         if kind is ResourceType.SOURCE:
             uid, node_name = f"source.{self.name}.{source}.{name}", f"{source}.{name}"
@@ -90,7 +91,7 @@ class Warehouse:
             database="db", schema=source if kind is ResourceType.SOURCE else "main", identifier=name,
             relation_name=f'"db"."{"raw" if kind is ResourceType.SOURCE else "main"}"."{name}"',
             columns=cols, compiled_sql=sql, raw_sql=raw_sql, depends_on=tuple(depends_on),
-            primary_key=tuple(primary_key),
+            primary_key=tuple(primary_key), unique_columns=tuple(unique),
         )
         if not profiled:
             self.unprofiled.add(uid)

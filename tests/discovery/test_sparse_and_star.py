@@ -5,6 +5,8 @@ flags are never keys; an unchecked or partial pair stays under the write bar."""
 
 import random
 
+from dbt_schema_link.artifacts.records import ResourceType
+
 from dbt_schema_link.discovery import DiscoverySettings, Trap, discover
 from dbt_schema_link.discovery.policy import CAPS
 from dbt_schema_link.links import CONFIDENCE_BARS
@@ -326,3 +328,35 @@ def test_a_shared_attribute_onto_a_column_that_is_no_key_is_no_link():
     links = run(w, min_confidence=0.0)
     assert not any(c == "location.address_1" for c, _ in pairs(links.inferred))
     assert any(r.trap is Trap.NOT_A_KEY for r in links.rejected if r.child.column == "address_1")
+
+
+def test_a_shared_name_onto_a_column_declared_unique_is_a_reference():
+    """The project declares `product.sku` unique (an alternate key beside the product's id): the
+    order line's `sku` of the same name references it; the undeclared `colour` both have does not."""
+    rng = random.Random(29)
+    w = Warehouse()
+    skus = [f"SKU-{i:04d}" for i in range(60)]
+    w.table("product", {"product_id": (INT, ids(60)), "sku": (TEXT, skus), "colour": (TEXT, [f"c{i}" for i in range(60)])},
+            unique=["sku"])
+    w.table("order_line", {"order_line_id": (INT, ids(300, 900)), "sku": (TEXT, [rng.choice(skus) for _ in range(300)]),
+                           "colour": (TEXT, [f"c{rng.randrange(60)}" for _ in range(300)])})
+    found = pairs(run(w).inferred)
+    assert ("order_line.sku", "product.sku") in found
+    assert not any(c == "order_line.colour" for c, _ in found)
+
+
+def test_a_reference_named_for_an_entity_may_point_at_the_layer_its_key_comes_from():
+    """`stg_repository.repository_id` is the seed's `id` renamed (a lineage copy): the seed is
+    the entity `repository` too, so a `repository_id` of another seed may reference it."""
+    repos = ids(12, 100)
+    w = Warehouse()
+    raw = w.table("repository_data", {"id": (INT, repos), "name": (TEXT, [f"r{i}" for i in repos])},
+                  kind=ResourceType.SEED)
+    w.model("stg_repository", {"repository_id": (INT, repos), "name": (TEXT, [f"r{i}" for i in repos])},
+            depends_on=[raw], sql='select id as repository_id, name from "db"."main"."repository_data"')
+    w.table("team_repositories", {"team_id": (INT, [1, 1, 2, 2, 3, 3, 4]),
+                                  "repository_id": (INT, [100, 101, 100, 102, 103, 104, 101])}, kind=ResourceType.SEED)
+    links = run(w, collapse_lineage=False)
+    found = pairs(links.inferred)
+    assert ("team_repositories.repository_id", "repository_data.id") in found
+    assert ("team_repositories.repository_id", "stg_repository.repository_id") in found
