@@ -42,7 +42,8 @@ from .projects import RealProject
 
 BUILD_STEPS = ("deps", "seed", "build", "docs")
 TOOL_STEPS = ("init", "link", "write", "test", "link2", "check", "index")
-#: A step that must exit 0 for the project to count as run; the others' exit codes are results.
+#: A step that must exit 0 for the project to count as run (`link`: 0, or 1 with links.json
+#: written: some relation could not be profiled); the others' exit codes are results.
 MUST_PASS = frozenset(BUILD_STEPS + ("init", "link", "link2", "index"))
 #: Steps after which nothing further can run when they fail.
 STOPPING = frozenset(BUILD_STEPS + ("init", "link"))
@@ -100,6 +101,7 @@ class LoopRun:
     check_lines: list[str] = field(default_factory=list)  # stdout of link --check
     check_summary: list[str] = field(default_factory=list)  # its `link --check:` lines on stderr
     tracebacks: list[str] = field(default_factory=list)  # `step: last line`
+    complaints: list[str] = field(default_factory=list)  # a tool step that exited non-zero yet ran on
 
     def seconds(self, step: str) -> float | None:
         s = self.steps.get(step)
@@ -123,7 +125,7 @@ class LoopRun:
                 "tests": self.tests.to_dict() if self.tests else None,
                 "write_lines": self.write_lines, "check_green": self.check_green,
                 "check_lines": self.check_lines, "check_summary": self.check_summary,
-                "tracebacks": self.tracebacks}
+                "tracebacks": self.tracebacks, "complaints": self.complaints}
 
 
 # --- commands ------------------------------------------------------------------------------------
@@ -235,7 +237,15 @@ def test_results(target: Path) -> WrittenTests:
     return out
 
 
-WRITE_PREFIXES = ("create ", "edit ", "refused ", "wrote ", "nothing to write")
+WRITE_PREFIXES = ("create ", "edit ", "refused ", "wrote ", "nothing to write", "error:")
+
+
+def error_lines(step: StepResult, limit: int = 4) -> str:
+    """The step's `error:` lines, the first `limit` of them and how many there are."""
+    found = [line.strip() for line in (step.stderr + "\n" + step.stdout).splitlines()
+             if line.strip().startswith("error:")]
+    more = f" (+{len(found) - limit} more)" if len(found) > limit else ""
+    return " | ".join(found[:limit]) + more if found else "no error: line"
 
 
 def write_lines(step: StepResult) -> list[str]:
@@ -295,21 +305,27 @@ def run_loop(project: RealProject, workdir: Path, repo_root: Path, *, reuse: boo
         tb = traceback_line(step)
         if tb:
             run.tracebacks.append(tb)
+        passed = step.ok
         if name == "init" and step.ok:
             run.package_entry, here = package_entry(project_dir, repo_root)
             if not here:
                 run.error, run.failed_step = (f"`{step.command}` left packages.yml pointing at "
                                               f"{run.package_entry!r}, not {repo_root}"), name
                 return run
-        elif name in ("link", "link2") and step.ok:
+        elif name in ("link", "link2") and step.rc in (0, 1):
             if not links_json.exists():
                 run.error, run.failed_step = f"`{step.command}` wrote no {links_json}", name
                 return run
             kept = bench / ("links1.json" if name == "link" else "links2.json")
             shutil.copy2(links_json, kept)
             setattr(run, "links1" if name == "link" else "links2", kept)
+            passed = True
+            if step.rc == 1:  # links.json written, some relation not profiled: a result, the loop goes on
+                run.complaints.append(f"`{step.command}` exit 1 (links.json written): {error_lines(step)}")
         elif name == "write":
             run.write_lines = write_lines(step)
+            if step.rc not in (0, 1):
+                run.complaints.append(f"`{step.command}` exit {step.rc}: {error_lines(step)}")
         elif name == "test":
             try:
                 run.tests = test_results(project_dir / "target")
@@ -319,9 +335,9 @@ def run_loop(project: RealProject, workdir: Path, repo_root: Path, *, reuse: boo
             run.check_lines = [line.rstrip() for line in step.stdout.splitlines() if line.strip()]
             run.check_summary = [line.strip() for line in step.stderr.splitlines()
                                  if line.strip().startswith("link --check:")]
-        failed = not step.ok if name in MUST_PASS else (name == "check" and step.rc not in (0, 1))
+        failed = not passed if name in MUST_PASS else (name == "check" and step.rc not in (0, 1))
         if failed and run.error is None:
             run.error, run.failed_step = failure(step), name
-        if name in STOPPING and not step.ok:
+        if name in STOPPING and failed:
             return run
     return run

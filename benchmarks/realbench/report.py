@@ -309,7 +309,7 @@ def render_checks(results: list[ProjectResult], limit: int = 15) -> str:
 
 def problems(r: ProjectResult) -> list[str]:
     """What looks like a product problem on this project (each one line)."""
-    out = [f"traceback in {tb}" for tb in r.run.tracebacks]
+    out = [f"traceback in {tb}" for tb in r.run.tracebacks] + list(r.run.complaints)
     if r.run.error:
         out.append(f"failed at {r.run.failed_step}: {r.run.error}")
     out += [f"write {line}" for line in r.run.write_refused]
@@ -326,8 +326,8 @@ def problems(r: ProjectResult) -> list[str]:
 
 
 def render_problems(results: list[ProjectResult]) -> str:
-    lines = ["product problems seen (tracebacks, failed steps, refused writes, red checks, _tmp links/tests, "
-             "tests in error):"]
+    lines = ["product problems seen (tracebacks, failed steps, tool steps exiting non-zero, refused writes, red "
+             "checks, _tmp links/tests, tests in error):"]
     for r in results:
         for p in problems(r):
             lines.append(f"  {r.name}: {p}")

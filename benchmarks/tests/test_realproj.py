@@ -418,3 +418,49 @@ def test_without_data_or_with_an_unknown_project_exit_2(tmp_path: Path, capsys) 
     data = _data(tmp_path)
     assert realproj.main(["--data", str(data), "--only", "nosuch", "--workdir", str(tmp_path / "w")]) == 2
     assert "unknown project" in capsys.readouterr().err
+
+
+def _fake_loop(tmp_path: Path, monkeypatch, rcs: dict[str, int]) -> LoopRun:
+    """run_loop with every command faked: `rcs` gives a step's exit code (default 0); link steps
+    write links.json unless their exit code is 2."""
+    project = _project(tmp_path)
+    work = tmp_path / "work"
+    project_dir = project.project_dir(work)
+
+    def fake_step(name, cmd, pd, log, timeout_s):
+        rc = rcs.get(name, 0)
+        if name in ("link", "link2") and rc != 2:
+            (pd / "target" / "schema_link").mkdir(parents=True, exist_ok=True)
+            (pd / "target" / "schema_link" / "links.json").write_text('{"links": []}')
+        err = "error: source.p.s.t was not profiled: relation not found\n" if rc else ""
+        out = "new join: a -> b\n" if name == "check" and rc == 1 else ""
+        return StepResult(name, " ".join(cmd), rc, 1.0, str(log), stdout=out, stderr=err)
+
+    def fake_prepare(*args, **kwargs) -> None:
+        project_dir.mkdir(parents=True, exist_ok=True)
+        project.bench_dir(work).mkdir(parents=True, exist_ok=True)
+
+    monkeypatch.setattr(loop, "prepare", fake_prepare)
+    monkeypatch.setattr(loop, "run_step", fake_step)
+    monkeypatch.setattr(loop, "package_entry", lambda pd, repo: ("/repo", True))
+    monkeypatch.setattr(loop, "test_results", lambda target: WrittenTests({"pass": 2}))
+    return loop.run_loop(project, work, tmp_path)
+
+
+def test_the_loop_goes_on_after_a_link_that_wrote_its_links(tmp_path: Path, monkeypatch) -> None:
+    run = _fake_loop(tmp_path, monkeypatch, {"link": 1, "write": 2, "check": 1})
+    assert run.error is None and list(run.steps) == list(loop.TOOL_STEPS)
+    assert run.links1 is not None and run.links1.exists() and run.links2 is not None
+    assert run.complaints[0].startswith("`dbt-schema-link link --profiles-dir .` exit 1 (links.json written): "
+                                        "error: source.p.s.t was not profiled")
+    assert run.complaints[1].startswith("`dbt-schema-link write --profiles-dir .` exit 2: error:")
+    assert run.check_green is False and run.check_lines == ["new join: a -> b"]
+    assert run.tests is not None and run.tests.count("pass") == 2
+
+
+def test_the_loop_stops_where_link_wrote_nothing(tmp_path: Path, monkeypatch) -> None:
+    run = _fake_loop(tmp_path, monkeypatch, {"link": 2})
+    assert run.failed_step == "link" and list(run.steps) == ["init", "link"] and run.links1 is None
+    assert "exit 2" in run.error
+    later = _fake_loop(tmp_path / "b", monkeypatch, {"index": 1})
+    assert later.failed_step == "index" and later.check_green is True and "index" in later.steps
