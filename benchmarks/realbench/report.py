@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
+from saasbench.report import align
 from saasbench.scoring import BANDS, WRITE_BAR
 
 from .judge import Judge, ScoredLink, Verdict, labels_found, score_links, truth_text
@@ -248,16 +249,6 @@ def _row(name: str, half: str, t: Tally, single: bool, error: str | None = None)
             f"{t.tmp_links}/{t.tmp_tests}"] + [_s(t.seconds[i]) for i in range(len(TIMED))]
 
 
-def _align(rows: list[list[str]], rules: tuple[int, ...]) -> list[str]:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = []
-    for n, row in enumerate(rows):
-        lines.append("  ".join([row[0].ljust(widths[0])] + [c.rjust(widths[i]) for i, c in enumerate(row) if i]))
-        if n in rules:
-            lines.append("  ".join("-" * w for w in widths))
-    return lines
-
-
 def render_table(results: list[ProjectResult]) -> str:
     rows = [HEADER]
     for r in results:
@@ -265,7 +256,7 @@ def render_table(results: list[ProjectResult]) -> str:
     for name, rs in groups(results).items():
         if rs:
             rows.append(_row(name.upper(), f"{len(rs)} proj", group_tally(rs), False))
-    lines = _align(rows, (0, len(results)))
+    lines = align(rows, (0, len(results)))
     lines.append(
         f"links: discovered (inferred/sql) links of the first `link`; >={WRITE_BAR}: of them at the write bar; "
         "P@bar: true / judged at the bar, +allow: with saasbench's allowance (SaaS); unj@bar: unjudged at the bar; "
@@ -286,7 +277,7 @@ def render_bands(results: list[ProjectResult]) -> str:
             rows.append([name, label, str(sum(counts.values()))] + [str(counts[v]) for v in VERDICTS]
                         + [_f(t.share_true(counts)), _f(t.share_true(counts, allowed=True))])
     return "\n".join(["confidence bands: discovered links by verdict; share true = true / judged "
-                      "(unjudged left out), +allow = (true + allowed) / judged"] + _align(rows, (0,)))
+                      "(unjudged left out), +allow = (true + allowed) / judged"] + align(rows, (0,)))
 
 
 def render_checks(results: list[ProjectResult], limit: int = 15) -> str:

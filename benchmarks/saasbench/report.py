@@ -86,7 +86,7 @@ def _row(name: str, half: str, t: Tally | None, seconds: float | None, error: st
             f"{t.all_null} ({t.all_null_bar})", "-" if seconds is None else f"{seconds:.1f}"]
 
 
-def _align(rows: list[list[str]], rules: tuple[int, ...]) -> list[str]:
+def align(rows: list[list[str]], rules: tuple[int, ...]) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = []
     for n, row in enumerate(rows):
@@ -105,7 +105,7 @@ def render_table(results: list[PackageResult]) -> str:
         seconds = sum(r.run.link_seconds or 0.0 for r in rs)
         rows.append(_row(name.upper(), "", group_tally(rs), seconds if rs else None, None,
                          sum(len(r.labels) for r in rs)))
-    lines = _align(rows, (0, len(results)))
+    lines = align(rows, (0, len(results)))
     lines.append("R recall over all labels / labels with a non-empty child / data-confirmed labels (child "
                  "non-empty, every value in the parent); P strict precision, P allow with allowance (scoring.py); "
                  f"P@bar, Pa@bar the same over links at confidence >= {WRITE_BAR}; null ch: found links whose "
@@ -125,4 +125,4 @@ def render_bands(results: list[PackageResult]) -> str:
             n, s, a = t.bands[i] if t else (0, 0, 0)
             row += [str(n), _f(s / n if n else None), _f(a / n if n else None)]
         rows.append(row)
-    return "\n".join(["confidence bands: found links, share true (strict / with allowance)"] + _align(rows, (0,)))
+    return "\n".join(["confidence bands: found links, share true (strict / with allowance)"] + align(rows, (0,)))
