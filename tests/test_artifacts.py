@@ -138,3 +138,17 @@ def test_relationships_test_on_a_source_resolves_the_child(tmp_path):
     project = read_project(_write(tmp_path, m, catalog=None), require_catalog=False)
     links = {(str(l.child), str(l.parent)) for l in project.declared_links}
     assert ("source.p.raw.things.customer_id", "model.p.customers.id") in links
+
+
+def test_columns_declared_unique_are_alternate_keys(tmp_path):
+    """A `unique` test (quoted column names too) or a `unique` constraint declares an alternate
+    key; `unique` with `not_null` on one column is the primary key where none is declared."""
+    m = _manifest()
+    m["nodes"]["model.p.orders"]["columns"]["amount"] = {
+        "name": "amount", "constraints": [{"type": "unique"}]}
+    m["nodes"]["test.p.nn"] = {"unique_id": "test.p.nn", "resource_type": "test", "attached_node": "model.p.orders",
+                               "test_metadata": {"name": "not_null", "kwargs": {"column_name": '"CUSTOMER_ID"'}}}
+    orders = read_project(_write(tmp_path, m)).relations["model.p.orders"]
+    assert orders.unique_columns == ("amount", "customer_id")
+    assert orders.primary_key == ("customer_id",)
+    assert read_project(_write(tmp_path, _manifest())).relations["model.p.customers"].unique_columns == ("id",)
