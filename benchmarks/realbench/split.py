@@ -10,6 +10,7 @@ from __future__ import annotations
 from saasbench.split import HALVES, Half  # noqa: F401  (re-exported: one Half for both benchmarks)
 from saasbench.split import HELD_BACK as SAAS_HELD_BACK
 from saasbench.split import TUNING as SAAS_TUNING
+from saasbench.split import half_in
 
 # FIXED. Never edit after seeing results (see the module docstring).
 DBT_TUNING = ("jaffle_shop", "synthea_omop")
@@ -21,9 +22,4 @@ HELD_BACK = DBT_HELD_BACK + SAAS_HELD_BACK
 
 def half_of(project: str) -> Half | None:
     """The half a project belongs to; None for a project outside the split."""
-    name = project.lower()
-    if name in TUNING:
-        return Half.TUNING
-    if name in HELD_BACK:
-        return Half.HELD_BACK
-    return None
+    return half_in(project, TUNING, HELD_BACK)

@@ -23,9 +23,14 @@ HALVES = (Half.TUNING, Half.HELD_BACK)
 
 def half_of(package: str) -> Half | None:
     """The half a package belongs to; None for a package outside the split."""
-    name = package.lower()
-    if name in TUNING:
+    return half_in(package, TUNING, HELD_BACK)
+
+
+def half_in(name: str, tuning: tuple[str, ...], held_back: tuple[str, ...]) -> Half | None:
+    """The half ``name`` belongs to in a split of ``tuning`` / ``held_back`` names."""
+    name = name.lower()
+    if name in tuning:
         return Half.TUNING
-    if name in HELD_BACK:
+    if name in held_back:
         return Half.HELD_BACK
     return None
