@@ -63,7 +63,9 @@ def mark_entity_copies(features: Features, lineage_uf: UnionFind) -> None:
     heads_of: dict[object, set[str]] = {}
     for info in features.relations.values():
         strong = info.names.strong_keys()
-        for key in info.key_columns if strong else ():
+        if not strong:
+            continue
+        for key in info.key_columns:
             heads_of.setdefault(lineage_uf.find(key.key), set()).update(strong)
     if not heads_of:
         return
